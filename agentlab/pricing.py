@@ -1,0 +1,142 @@
+"""Tokens -> US dollars, from genai-prices (a maintained database of model prices).
+
+- `price_per_million(model)`: a model's input and output prices, per million tokens.
+- `estimate_cost(response)`: what one chat response cost, from the usage the API reported.
+- `Budget`: the run's spending, in one of two modes:
+    "before" (the default) bounds each call's worst case *before* sending it (the prompt's
+             tokens at the input price + the max-tokens cap at the output price) and refuses a
+             call that could cross the budget, so a run never ends over budget;
+    "after"  is the chapter's listing: pay, add, then check, so the last call can overshoot.
+  A model or response that cannot be priced counts as over budget: the budget fails closed.
+
+Prompt tokens before a call are bounded from above without a tokenizer: the previous call's
+reported prompt tokens, plus the UTF-8 bytes of every message added since (a token is never
+shorter than one byte in the byte-level tokenizers chat models use) and a few tokens per message.
+
+Left out on purpose: cached-input discounts (we charge the full input price, an upper bound),
+and live price updates (genai-prices' bundled snapshot is used, so figures are reproducible).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+
+PER_MESSAGE_TOKENS = 8  # role and separators; generous, since this is an upper bound
+
+
+class Unpriceable(Exception):
+    """A model or response whose cost cannot be known; the budget treats it as over budget."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Price:
+    """US dollars per million input and output tokens."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+    model: str = "custom"
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
+
+
+def cost_usd(priced_as, prompt_tokens: int, completion_tokens: int) -> float:
+    """What these tokens cost at `priced_as`'s prices (a model name, or a Price).
+
+    A model name is priced by genai-prices for these exact token counts, so models whose price
+    depends on the prompt's length (long-context tiers) are charged the right tier.
+    """
+    if isinstance(priced_as, Price):
+        return priced_as.cost(prompt_tokens, completion_tokens)
+    from genai_prices import Usage, calc_price  # slow to import: only when a price is needed
+
+    try:
+        calc = calc_price(Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
+                          model_ref=str(priced_as))
+    except LookupError as e:
+        raise Unpriceable(f"genai-prices has no price for model {priced_as!r} ({e}); pass "
+                          "priced_as='<a model it knows>' or priced_as=Price(...) to connect()") from None
+    return float(calc.total_price)
+
+
+@functools.lru_cache(maxsize=256)
+def price_per_million(model: str) -> Price:
+    """A model's list price per million tokens (its base tier), for tables and labels."""
+    return Price(cost_usd(model, 1000, 0) * 1000, cost_usd(model, 0, 1000) * 1000, model)
+
+
+def estimate_cost(response) -> float:
+    """The US dollars one chat response cost, from its reported usage and its model's price.
+
+    Works on agentlab's Response (priced as its client says) and on a raw SDK ChatCompletion
+    (priced as its `model`). Raises Unpriceable when the response reported no usage.
+    """
+    usage = getattr(response, "usage", None)
+    if usage is None or getattr(usage, "prompt_tokens", None) is None:
+        raise Unpriceable("the response reported no token usage, so its cost is unknown")
+    priced_as = getattr(response, "priced_as", None) or response.model
+    return cost_usd(priced_as, usage.prompt_tokens, usage.completion_tokens or 0)
+
+
+def _bytes(item) -> int:
+    return len(json.dumps(item, ensure_ascii=False, default=str).encode())
+
+
+class Budget:
+    """Money spent in one run, and whether the next call may be made."""
+
+    MODES = ("before", "after")
+
+    def __init__(self, max_usd: float | None, priced_as, mode: str = "before"):
+        if mode not in self.MODES:
+            raise ValueError(f"budget mode must be one of {self.MODES}, not {mode!r}")
+        self.max_usd, self.mode, self.priced_as = max_usd, mode, priced_as
+        self.spent = 0.0
+        self._known_tokens = 0      # the last call's reported prompt tokens
+        self._known_messages = 0    # how many messages that prompt held
+
+    @property
+    def left(self) -> float:
+        return math.inf if self.max_usd is None else self.max_usd - self.spent
+
+    def prompt_bound(self, messages: list[dict], tools: list[dict] | None) -> int:
+        """An upper bound on the next call's prompt tokens."""
+        if self._known_messages == 0:
+            base = _bytes(tools) if tools else 0
+        else:
+            base = self._known_tokens
+        new = messages[self._known_messages:]
+        return base + sum(_bytes(m) + PER_MESSAGE_TOKENS for m in new) + PER_MESSAGE_TOKENS
+
+    def call_bound(self, messages, tools, max_output_tokens: int) -> float:
+        """The most the next call can cost: bounded prompt at input price + cap at output price."""
+        return cost_usd(self.priced_as, self.prompt_bound(messages, tools), max_output_tokens)
+
+    def refuse_call(self, messages, tools, max_output_tokens: int) -> str | None:
+        """In "before" mode: why the next call may not be made, or None if it may."""
+        if self.mode != "before" or self.max_usd is None:
+            return None
+        try:
+            bound = self.call_bound(messages, tools, max_output_tokens)
+        except Unpriceable as e:
+            return f"cannot price the next call, so it counts as over budget: {e}"
+        if self.spent + bound > self.max_usd:
+            return (f"the next call could cost up to ${bound:.6f} and only ${self.left:.6f} of "
+                    f"the ${self.max_usd:.6f} budget is left")
+        return None
+
+    def charge(self, response, messages_sent: int) -> float:
+        """Add what a response cost; raises Unpriceable if it cannot be priced."""
+        cost = estimate_cost(response)
+        self.spent += cost
+        self._known_tokens, self._known_messages = response.usage.prompt_tokens, messages_sent
+        return cost
+
+    def overspent(self) -> str | None:
+        """In "after" mode (the chapter's): why the run must stop now that it has paid."""
+        if self.max_usd is not None and self.spent > self.max_usd:
+            return f"spent ${self.spent:.6f}, over the ${self.max_usd:.6f} budget"
+        return None

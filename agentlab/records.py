@@ -1,0 +1,198 @@
+"""What happened in a run: a Step per model call, a ToolCall per requested call, and the Run.
+
+Records are plain dataclasses: JSON out (`to_json`) and back in (`Run.from_json`) unchanged, a
+table in notebooks (`_repr_html_`), and a short text summary (`summary()`). Every figure in
+them is measured (seconds) or reported by the API (tokens) and priced from those tokens; a
+cost that had to be estimated says so (`cost_estimated`).
+
+No secret goes in: text that looks like an API key is masked before it is stored (`redact`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import os
+import re
+from typing import Any
+
+STOP_REASONS = ("answered", "max_steps", "max_cost", "max_seconds", "error")
+
+_KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_-]{2})[A-Za-z0-9_*-]{6,}")
+
+
+def redact(text: str) -> str:
+    """Mask API keys: the OPENAI_API_KEY in the environment, and anything shaped like a key."""
+    if not isinstance(text, str):
+        return text
+    key = os.environ.get("OPENAI_API_KEY")
+    if key and len(key) >= 8:
+        text = text.replace(key, "[redacted key]")
+    return _KEY_PATTERN.sub(r"\1...[redacted]", text)
+
+
+@dataclasses.dataclass
+class ToolCall:
+    """One tool call the model asked for, and what our code did with it."""
+
+    id: str
+    name: str
+    arguments: str                   # exactly as the model sent them (may be broken JSON)
+    result: str                      # the text sent back to the model
+    error: str | None = None         # why the call failed or was refused, if it was
+    truncated_chars: int = 0         # how much of the result was cut
+    denied: str | None = None        # the approval hook's reason, if it refused the call
+    seconds: float = 0.0
+
+
+@dataclasses.dataclass
+class Step:
+    """One THINK (a model call) and the ACT/OBSERVE that followed it."""
+
+    index: int
+    message: dict                    # the assistant message, as appended to the conversation
+    tool_calls: list[ToolCall] = dataclasses.field(default_factory=list)
+    request_messages: int = 0        # how many messages were sent
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_estimated: bool = False     # True if the cost is a bound, not priced from usage
+    model_seconds: float = 0.0       # the model call's latency
+    tool_seconds: float = 0.0
+    wind_down: bool = False          # the last call, made with tool_choice="none"
+
+    @property
+    def seconds(self) -> float:
+        return self.model_seconds + self.tool_seconds
+
+    @property
+    def answer(self) -> str | None:
+        return None if self.tool_calls else self.message.get("content")
+
+
+@dataclasses.dataclass
+class Run:
+    """A whole run: the task, the limits it ran under, every step, and how it ended."""
+
+    task: str
+    model: str
+    priced_as: str
+    limits: dict
+    steps: list[Step] = dataclasses.field(default_factory=list)
+    answer: str | None = None
+    stop_reason: str = "answered"
+    stop_detail: str = ""
+    budget_mode: str = "before"
+    seconds: float = 0.0
+    messages: list[dict] = dataclasses.field(default_factory=list)
+
+    # --- totals, derived from the steps so they can never disagree with them
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(s.prompt_tokens for s in self.steps)
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(s.completion_tokens for s in self.steps)
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(s.cost_usd for s in self.steps)
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [c for s in self.steps for c in s.tool_calls]
+
+    @property
+    def ok(self) -> bool:
+        return self.stop_reason == "answered"
+
+    # --- JSON
+    def to_dict(self) -> dict:
+        """All fields, plus the derived totals (for readers of the JSON; ignored on load)."""
+        return {**dataclasses.asdict(self), "totals": {
+            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd, "tool_calls": len(self.tool_calls)}}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Run:
+        data = dict(data)
+        data.pop("totals", None)
+        data["steps"] = [Step(**{**s, "tool_calls": [ToolCall(**c) for c in s["tool_calls"]]})
+                         for s in data.get("steps", [])]
+        return cls(**data)
+
+    @classmethod
+    def from_json(cls, text: str) -> Run:
+        return cls.from_dict(json.loads(text))
+
+    # --- display
+    def summary(self) -> str:
+        """One line: how it ended, steps, tool calls, tokens, cost."""
+        ending = "answered" if self.ok else f"stopped: {self.stop_reason}"
+        estimated = " (includes an estimate)" if any(s.cost_estimated for s in self.steps) else ""
+        return (f"{ending} after {len(self.steps)} step{'s' * (len(self.steps) != 1)}, "
+                f"{len(self.tool_calls)} tool call{'s' * (len(self.tool_calls) != 1)}, "
+                f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens, "
+                f"${self.cost_usd:.6f}{estimated} as {self.priced_as}")
+
+    def __repr__(self):
+        answer = (self.answer or "")[:60] + ("..." if self.answer and len(self.answer) > 60 else "")
+        return f"<Run {self.model}: {self.summary()}; answer: {answer!r}>"
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        rows = []
+        for s in self.steps:
+            if s.tool_calls:
+                what = "<br>".join(
+                    f"<code>{e(c.name)}({e(c.arguments[:80])})</code> &rarr; "
+                    f"{'<b>error</b>: ' + e(c.error[:120]) if c.error else e(c.result[:120])}"
+                    f"{f' <i>(cut {c.truncated_chars:,} chars)</i>' if c.truncated_chars else ''}"
+                    for c in s.tool_calls)
+            else:
+                what = "<b>answer</b>: " + e((s.message.get("content") or "")[:200])
+            cost = f"${s.cost_usd:.6f}{' (est.)' if s.cost_estimated else ''}"
+            rows.append(f"<tr><td>{s.index}{' (wind-down)' if s.wind_down else ''}</td>"
+                        f"<td style='text-align:left'>{what}</td><td>{s.prompt_tokens:,}</td>"
+                        f"<td>{s.completion_tokens:,}</td><td>{cost}</td></tr>")
+        head = ("<tr><th>step</th><th>model asked / answered &rarr; our code observed</th>"
+                "<th>prompt tok</th><th>completion tok</th><th>cost</th></tr>")
+        detail = f" ({e(self.stop_detail)})" if self.stop_detail else ""
+        return (f"<div><p><b>{e(self.task)}</b><br>{e(self.summary())}{detail}</p>"
+                f"<table>{head}{''.join(rows)}</table>"
+                f"<p><b>Answer:</b> {e(self.answer or '(none)')}</p></div>")
+
+
+def format_step(step: Step) -> str:
+    """The step log line(s) printed while a run goes (the chapter's observability print)."""
+    if step.wind_down and not step.tool_calls:
+        return f"  step {step.index}: wind-down answer: {(step.message.get('content') or '')[:100]}"
+    if not step.tool_calls:
+        return f"  step {step.index}: answer: {(step.message.get('content') or '')[:100]}"
+    lines = []
+    for c in step.tool_calls:
+        outcome = f"error: {c.error}" if c.error else c.result
+        outcome = outcome if len(outcome) <= 100 else outcome[:100] + "..."
+        lines.append(f"  step {step.index}: calling {c.name}({c.arguments}) -> {outcome}")
+    return "\n".join(lines)
+
+
+def print_step(step: Step) -> None:
+    """An on_step observer that prints each step as it finishes."""
+    print(redact(format_step(step)), flush=True)
+
+
+def as_plain(value: Any) -> Any:
+    """A JSON-safe copy (SDK objects become dicts)."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(exclude_none=True)
+    if isinstance(value, dict):
+        return {k: as_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_plain(v) for v in value]
+    return value

@@ -1,0 +1,362 @@
+"""Tools: what the model sees (a JSON schema) and what actually runs (a Python function).
+
+`@tool` turns a typed, documented function into both. `Toolbox` is the gate between the
+model's requests and our code. For every tool call the model asks for it decides, in order:
+
+    1. allowlist     is the name one of our tools?
+    2. arguments     is the text valid JSON, and does it match the tool's schema?
+    3. repeat guard  has the model asked for exactly this call too many times in a row?
+    4. approval      does the approval hook (ours, not the model's) allow it?
+    5. run           call the function in a worker thread, bounded by a timeout
+    6. observe       turn the result into text, cut it to max_result_chars
+
+Any "no" becomes an {"error": "..."} observation that names the problem, so the model can
+correct itself and the loop goes on. The model never runs anything; this file does.
+
+Left out on purpose: async tools, and killing a tool that overruns its timeout (Python cannot
+kill a thread: the call is abandoned, keeps running in the background and its result is dropped).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import inspect
+import json
+import re
+import threading
+import time
+import types
+import typing
+from collections.abc import Callable, Iterable
+from typing import Any
+
+# ---------------------------------------------------------------------------------------------
+# Building a schema from a function
+
+
+@dataclasses.dataclass
+class Tool:
+    """A function the model may ask for, with the schema the model sees."""
+
+    name: str
+    description: str
+    parameters: dict
+    function: Callable[..., Any]
+
+    def __call__(self, *args, **kwargs):
+        return self.function(*args, **kwargs)
+
+    @property
+    def schema(self) -> dict:
+        """The chat-completions tool schema: what the model sees."""
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description, "parameters": self.parameters}}
+
+    def __repr__(self):
+        return f"Tool({self.name!r}: {self.description.splitlines()[0] if self.description else ''})"
+
+
+def tool(function=None, *, name: str | None = None, description: str | None = None):
+    """Make a tool from a function with type hints and a docstring.
+
+    The summary of the docstring becomes the description; per-argument descriptions come from
+    an "Args:" section (Google style) or ":param x:" lines. Supported types: str, int, float,
+    bool, list[...], Optional[...], Literal[...] and Enum subclasses.
+    """
+    def wrap(fn):
+        summary, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
+        return Tool(name=name or fn.__name__, description=description or summary,
+                    parameters=_parameters_schema(fn, arg_docs), function=_with_enums(fn))
+    return wrap(function) if function is not None else wrap
+
+
+def _with_enums(fn):
+    """JSON carries an Enum argument as its value; give the function the Enum member."""
+    enums = {p: h for p, h in typing.get_type_hints(fn).items()
+             if inspect.isclass(h) and issubclass(h, enum.Enum)}
+    if not enums:
+        return fn
+
+    def call(*args, **kwargs):
+        for pname, cls in enums.items():
+            if pname in kwargs and not isinstance(kwargs[pname], cls):
+                kwargs[pname] = cls(kwargs[pname])
+        return fn(*args, **kwargs)
+    return functools.wraps(fn)(call)
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    summary = doc.split("\n\n")[0].replace("\n", " ").strip()
+    args: dict[str, str] = {}
+    current = None
+    in_args = False
+    for line in doc.splitlines():
+        stripped = line.strip()
+        param = re.match(r":param\s+(?:\w+\s+)?(\w+):\s*(.*)", stripped)
+        if param:
+            current, args[param[1]] = param[1], param[2]
+            continue
+        if stripped in ("Args:", "Arguments:", "Parameters:"):
+            in_args, current = True, None
+            continue
+        if in_args:
+            entry = re.match(r"(\w+)(?:\s*\([^)]*\))?:\s*(.*)", stripped)
+            if entry and len(line) - len(line.lstrip()) <= 8 and not line.startswith(" " * 9):
+                current, args[entry[1]] = entry[1], entry[2]
+            elif stripped and current:
+                args[current] += " " + stripped
+            elif not stripped:
+                current = None
+            if stripped.endswith(":") and not entry:
+                in_args = False
+    return summary, {k: v.strip() for k, v in args.items()}
+
+
+def _type_schema(hint, where: str) -> dict:
+    origin, type_args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is str:
+        return {"type": "string"}
+    if hint is bool:
+        return {"type": "boolean"}
+    if hint is int:
+        return {"type": "integer"}
+    if hint is float:
+        return {"type": "number"}
+    if hint in (dict, typing.Any):
+        return {"type": "object"} if hint is dict else {}
+    if origin is typing.Literal:
+        kinds = {type(v) for v in type_args}
+        schema = {"enum": list(type_args)}
+        if len(kinds) == 1:
+            schema.update(_type_schema(kinds.pop(), where))
+        return schema
+    if inspect.isclass(hint) and issubclass(hint, enum.Enum):
+        return {"enum": [member.value for member in hint]}
+    if origin in (list, tuple, set, Iterable) or hint in (list, tuple, set):
+        items = _type_schema(type_args[0], where) if type_args else {}
+        return {"type": "array", "items": items}
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in type_args if a is not type(None)]
+        inner = [_type_schema(a, where) for a in options]
+        if len(options) < len(type_args):
+            inner.append({"type": "null"})
+        return inner[0] if len(inner) == 1 else {"anyOf": inner}
+    raise TypeError(f"{where}: a tool cannot take a {hint!r}; use str, int, float, bool, list, "
+                    "Optional, Literal or an Enum")
+
+
+def _parameters_schema(fn, arg_docs: dict[str, str]) -> dict:
+    hints = typing.get_type_hints(fn)
+    properties, required = {}, []
+    for pname, param in inspect.signature(fn).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"{fn.__name__}: a tool cannot take *{pname}; name every argument")
+        if pname not in hints:
+            raise TypeError(f"{fn.__name__}: argument {pname!r} needs a type hint")
+        prop = _type_schema(hints[pname], f"{fn.__name__}({pname})")
+        if pname in arg_docs:
+            prop["description"] = arg_docs[pname]
+        if param.default is param.empty:
+            required.append(pname)
+        elif param.default is not None and not isinstance(param.default, enum.Enum):
+            prop["default"] = param.default
+        properties[pname] = prop
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}
+
+
+# ---------------------------------------------------------------------------------------------
+# Approval: our code, not the model, decides whether a call runs
+
+
+@dataclasses.dataclass(frozen=True)
+class Deny:
+    """Returned by an approval hook to refuse a call; the reason goes back to the model."""
+
+    reason: str = "denied by the approval hook"
+
+
+def _approval(approve, name: str, arguments: dict) -> str | None:
+    """Ask the hook; return None to allow, or the reason for a denial. Fails closed."""
+    if approve is None:
+        return None
+    try:
+        verdict = approve(name, arguments)
+    except Exception as e:  # a broken hook must not let the call through
+        return f"the approval hook failed ({type(e).__name__}: {e}), so the call was not run"
+    if verdict is True or verdict is None:
+        return None
+    if isinstance(verdict, Deny):
+        return verdict.reason
+    if isinstance(verdict, str):
+        return verdict
+    return "denied by the approval hook"
+
+
+class RepeatGuard:
+    """Refuses the same tool with the same arguments asked for too many times in a row."""
+
+    def __init__(self, max_repeats: int | None):
+        self.max_repeats = max_repeats
+        self.last_call: tuple[str, str] | None = None
+        self.count = 0
+
+    def check(self, name: str, arguments: dict) -> str | None:
+        key = (name, json.dumps(arguments, sort_keys=True))
+        self.count = self.count + 1 if key == self.last_call else 1
+        self.last_call = key
+        if self.max_repeats is not None and self.count > self.max_repeats:
+            return (f"repeat guard: {name} with these arguments was already called "
+                    f"{self.count - 1} times in a row and was not run again; the result will "
+                    "not change. Use the earlier result, try something else, or answer.")
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one call
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What became of one tool call: the text the model will read, and how it got there."""
+
+    content: str
+    error: str | None = None
+    arguments: dict | None = None
+    truncated_chars: int = 0
+    denied: str | None = None
+    seconds: float = 0.0
+
+
+def truncate(text: str, max_chars: int | None) -> tuple[str, int]:
+    """Cut text to max_chars, ending with a visible marker; return it and how much was cut."""
+    if max_chars is None or len(text) <= max_chars:
+        return text, 0
+    cut = len(text) - max_chars
+    return text[:max_chars] + f"\n...[truncated: {cut:,} of {len(text):,} characters cut]", cut
+
+
+def to_text(result: Any) -> str:
+    """A tool's result as the text the model reads: JSON where possible, else str()."""
+    if isinstance(result, str):
+        return result
+    try:
+        return json.dumps(result, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return str(result)
+
+
+class Overran(Exception):
+    """A tool did not finish within its timeout."""
+
+
+def _run_with_timeout(fn, kwargs: dict, timeout: float | None):
+    """Run fn(**kwargs) in a daemon thread; raise Overran if it overruns its timeout."""
+    box: dict[str, Any] = {}
+
+    def target():
+        try:
+            box["result"] = fn(**kwargs)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread below
+            box["error"] = e
+
+    worker = threading.Thread(target=target, daemon=True, name=f"tool-{getattr(fn, '__name__', 'fn')}")
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        raise Overran
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+class Toolbox:
+    """The tools of one run: their schemas for the model, and the gate that runs calls."""
+
+    def __init__(self, tools: Iterable = (), implementations: dict | None = None):
+        self.tools: dict[str, Tool] = {}
+        if implementations is not None:  # the chapter's shape: list of schemas + dict of functions
+            for schema in tools:
+                spec = schema.get("function", schema)
+                name = spec["name"]
+                if name not in implementations:
+                    raise ValueError(f"schema {name!r} has no implementation")
+                self.tools[name] = Tool(name, spec.get("description", ""),
+                                        spec.get("parameters", {"type": "object", "properties": {}}),
+                                        implementations[name])
+        else:
+            for item in tools:
+                t = item if isinstance(item, Tool) else tool(item)
+                self.tools[t.name] = t
+        self._validators: dict[str, Any] = {}
+
+    @classmethod
+    def of(cls, tools) -> Toolbox:
+        """Accept a Toolbox, a list of @tool functions, or the chapter's (schemas, impls) pair."""
+        if isinstance(tools, Toolbox):
+            return tools
+        if (isinstance(tools, tuple) and len(tools) == 2 and isinstance(tools[1], dict)):
+            return cls(tools[0], tools[1])
+        return cls(tools or ())
+
+    @property
+    def schemas(self) -> list[dict]:
+        return [t.schema for t in self.tools.values()]
+
+    def __repr__(self):
+        return f"Toolbox({', '.join(self.tools)})"
+
+    def _schema_error(self, name: str, arguments) -> str | None:
+        if name not in self._validators:
+            from jsonschema import Draft202012Validator  # imported on first use: it is slow
+            self._validators[name] = Draft202012Validator(self.tools[name].parameters)
+        errors = sorted(self._validators[name].iter_errors(arguments), key=lambda e: list(e.path))
+        if not errors:
+            return None
+        return "; ".join(
+            (f"argument {'.'.join(map(str, e.path))!r}: " if e.path else "") + e.message
+            for e in errors[:3])
+
+    def call(self, name: str, arguments_json: str | None, *, timeout: float | None = None,
+             max_result_chars: int | None = 4000, approve=None,
+             repeat_guard: RepeatGuard | None = None) -> Outcome:
+        """Decide about one tool call and, if it passes every check, run it."""
+        start = time.perf_counter()
+
+        def refuse(message, **extra):
+            content, cut = truncate(to_text({"error": message}), max_result_chars)
+            return Outcome(content, error=message, truncated_chars=cut,
+                           seconds=time.perf_counter() - start, **extra)
+
+        if name not in self.tools:                                        # 1. allowlist
+            return refuse(f"unknown tool {name!r}; the tools you can use are: "
+                          f"{', '.join(self.tools) or 'none'}")
+        try:                                                              # 2. arguments
+            arguments = json.loads(arguments_json or "{}")
+        except (json.JSONDecodeError, TypeError) as e:
+            return refuse(f"the arguments for {name} are not valid JSON ({e}); send one JSON "
+                          "object with the arguments by name")
+        if not isinstance(arguments, dict):
+            return refuse(f"the arguments for {name} must be a JSON object, not {type(arguments).__name__}")
+        problem = self._schema_error(name, arguments)
+        if problem:
+            return refuse(f"wrong arguments for {name}: {problem}", arguments=arguments)
+        if repeat_guard is not None:                                      # 3. repeat guard
+            problem = repeat_guard.check(name, arguments)
+            if problem:
+                return refuse(problem, arguments=arguments)
+        denial = _approval(approve, name, arguments)                      # 4. approval
+        if denial is not None:
+            return refuse(f"not allowed: {denial}", arguments=arguments, denied=denial)
+        try:                                                              # 5. run
+            result = _run_with_timeout(self.tools[name].function, arguments, timeout)
+        except Overran:
+            return refuse(f"{name} did not finish within {timeout:g} s and was abandoned",
+                          arguments=arguments)
+        except Exception as e:
+            return refuse(f"{name} failed: {type(e).__name__}: {e}", arguments=arguments)
+        content, cut = truncate(to_text(result), max_result_chars)        # 6. observe
+        return Outcome(content, arguments=arguments, truncated_chars=cut,
+                       seconds=time.perf_counter() - start)
