@@ -133,8 +133,9 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
             step.cost_usd = spend.charge(response, len(messages) - 1)
         except Unpriceable as e:                                            # BUDGET fails closed
             step.cost_usd, step.cost_estimated = _worst_case(spend, messages, toolbox, limits)
-            finished(step)
-            return _stop(run, clock, "max_cost", f"{e}; counted as over budget")
+            if limits.max_cost_usd is not None:
+                finished(step)
+                return _stop(run, clock, "max_cost", f"{e}; counted as over budget")
         if budget == "after" and spend.overspent():                         # BUDGET (after)
             finished(step)
             return _stop(run, clock, "max_cost", spend.overspent())

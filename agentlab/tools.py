@@ -309,15 +309,18 @@ class Toolbox:
         return f"Toolbox({', '.join(self.tools)})"
 
     def _schema_error(self, name: str, arguments) -> str | None:
+        """Why the arguments do not match the tool's schema, or None if they do."""
+        import fastjsonschema  # compiles each schema to a fast validator, once per tool
+
         if name not in self._validators:
-            from jsonschema import Draft202012Validator  # imported on first use: it is slow
-            self._validators[name] = Draft202012Validator(self.tools[name].parameters)
-        errors = sorted(self._validators[name].iter_errors(arguments), key=lambda e: list(e.path))
-        if not errors:
-            return None
-        return "; ".join(
-            (f"argument {'.'.join(map(str, e.path))!r}: " if e.path else "") + e.message
-            for e in errors[:3])
+            self._validators[name] = fastjsonschema.compile(self.tools[name].parameters)
+        try:
+            self._validators[name](arguments)
+        except fastjsonschema.JsonSchemaValueException as e:
+            # "data.city must be string" -> "argument 'city' must be string"
+            return re.sub(r"^data\.([\w.\[\]]+)", r"argument '\1'", e.message).replace(
+                "data ", "the arguments ", 1)
+        return None
 
     def call(self, name: str, arguments_json: str | None, *, timeout: float | None = None,
              max_result_chars: int | None = 4000, approve=None,

@@ -1,0 +1,30 @@
+"""Shared test setup: every test runs offline, with no key and a fixed clock where asked."""
+
+import datetime
+import os
+
+import pytest
+
+# Tests and notebooks never reach the network: whatever the developer's shell has set, the
+# suite (and the notebook kernels nbval starts, which inherit this environment) run offline.
+for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTLAB_MODEL", "AGENTLAB_PRICED_AS"):
+    os.environ.pop(_name, None)
+
+FIXED_NOW = datetime.datetime(2026, 3, 14, 15, 9, 26, tzinfo=datetime.timezone.utc)
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch):
+    """get_time reads 2026-03-14 15:09:26 UTC."""
+    from agentlab import toolkit
+
+    monkeypatch.setattr(toolkit, "_now_utc", lambda: FIXED_NOW)
+    return FIXED_NOW
+
+
+@pytest.fixture
+def tutor():
+    """A client for the well-behaved offline tutor."""
+    from agentlab import connect
+
+    return connect("tutor")

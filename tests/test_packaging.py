@@ -1,0 +1,48 @@
+"""environment.yml and pyproject.toml list the same packages with the same lower bounds."""
+
+import pathlib
+import re
+import pytest
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+; the check needs to run on one version only
+
+import yaml
+
+ROOT = pathlib.Path(__file__).parent.parent
+CONDA_NAMES = {"tzdata": "python-tzdata"}  # where conda-forge's name differs from PyPI's
+
+
+def parse(requirement: str) -> tuple[str, str]:
+    name, _, bound = re.match(r"([A-Za-z0-9_.-]+)\s*((>=)\s*[\w.]+)?", requirement).groups()[:3]
+    return name.lower(), requirement[len(name):].strip()
+
+
+def test_environment_yml_matches_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = dict(parse(r) for r in project["dependencies"] + project["optional-dependencies"]["test"])
+    wanted = {CONDA_NAMES.get(name, name): bound for name, bound in wanted.items()}
+
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    listed = {}
+    for dep in env["dependencies"]:
+        for item in dep["pip"] if isinstance(dep, dict) else [dep]:
+            if not item.startswith("-e"):
+                name, bound = parse(item)
+                listed[name] = bound
+    assert listed.pop("python") == ">=3.10" and listed.pop("pip") == ""
+    assert listed == wanted
+    assert "-e .[test]" in next(d for d in env["dependencies"] if isinstance(d, dict))["pip"]
+
+
+def test_bounds_are_lower_bounds_only():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for requirement in project["dependencies"] + project["optional-dependencies"]["test"]:
+        assert re.fullmatch(r"[A-Za-z0-9_.-]+>=[\d.]+", requirement), requirement
+    assert project["requires-python"] == ">=3.10"
+
+
+def test_ci_runs_the_readmes_test_command():
+    readme = (ROOT / "README.md").read_text()
+    command = re.search(r"```bash\n(python -m pip install -e \"\.\[test\]\" && python -m pytest)\n```", readme)
+    assert command, "the README's Quick start shows the test command"
+    assert command[1] in (ROOT / ".ci" / "run").read_text()

@@ -1,0 +1,230 @@
+"""@tool schemas, and the Toolbox gate: every bad request becomes an error the model can read."""
+
+import enum
+import json
+import threading
+import time
+from typing import Literal, Optional
+
+import pytest
+
+from agentlab.tools import Deny, RepeatGuard, Tool, Toolbox, tool, truncate
+
+
+class Unit(enum.Enum):
+    CELSIUS = "celsius"
+    FAHRENHEIT = "fahrenheit"
+
+
+@tool
+def forecast(city: str, days: int = 3, unit: Unit = Unit.CELSIUS, hourly: bool = False,
+             tags: Optional[list[str]] = None, mode: Literal["fast", "exact"] = "fast",
+             ratio: float = 1.0) -> dict:
+    """Forecast the weather.
+
+    Longer text that is not the summary.
+
+    Args:
+        city: The city's name.
+        days: How many days ahead,
+            counted from today.
+        unit: Temperature unit.
+    """
+    return {"city": city, "days": days, "unit": unit.value, "hourly": hourly, "tags": tags}
+
+
+def test_schema_from_signature_and_docstring():
+    spec = forecast.schema["function"]
+    assert spec["name"] == "forecast"
+    assert spec["description"] == "Forecast the weather."
+    params = spec["parameters"]
+    assert params["required"] == ["city"]
+    assert params["additionalProperties"] is False
+    props = params["properties"]
+    assert props["city"] == {"type": "string", "description": "The city's name."}
+    assert props["days"] == {"type": "integer", "default": 3,
+                             "description": "How many days ahead, counted from today."}
+    assert props["unit"]["enum"] == ["celsius", "fahrenheit"]
+    assert props["hourly"]["type"] == "boolean"
+    assert props["tags"] == {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]}
+    assert props["mode"] == {"enum": ["fast", "exact"], "type": "string", "default": "fast"}
+    assert props["ratio"]["type"] == "number"
+
+
+def test_rest_style_docstrings_and_name_override():
+    @tool(name="add_up", description="Add two numbers.")
+    def add(a: int, b: int) -> int:
+        """Sum.
+
+        :param a: first number
+        :param b: second number
+        """
+        return a + b
+
+    spec = add.schema["function"]
+    assert spec["name"] == "add_up" and spec["description"] == "Add two numbers."
+    assert spec["parameters"]["properties"]["a"]["description"] == "first number"
+    assert add(2, 3) == 5  # still a plain function
+
+
+def test_untyped_or_unsupported_arguments_are_refused_at_definition():
+    with pytest.raises(TypeError, match="needs a type hint"):
+        tool(lambda x: x)
+    with pytest.raises(TypeError, match="cannot take"):
+        @tool
+        def f(x: complex) -> None:
+            """F."""
+    with pytest.raises(TypeError, match=r"cannot take \*args"):
+        @tool
+        def g(*args: int) -> None:
+            """G."""
+
+
+def call(box, name, arguments, **kwargs):
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return box.call(name, text, **kwargs)
+
+
+def test_enum_arguments_arrive_as_members():
+    outcome = call(Toolbox([forecast]), "forecast", {"city": "Oslo", "unit": "fahrenheit"})
+    assert outcome.error is None
+    assert json.loads(outcome.content)["unit"] == "fahrenheit"
+
+
+@pytest.mark.parametrize("name, arguments, message", [
+    ("rm_rf", {}, "unknown tool 'rm_rf'; the tools you can use are: forecast"),
+    ("forecast", '{"city": "Oslo"', "not valid JSON"),
+    ("forecast", "[1, 2]", "must be a JSON object, not list"),
+    ("forecast", {}, "the arguments must contain ['city'] properties"),
+    ("forecast", {"city": "Oslo", "colour": "red"}, "the arguments must not contain {'colour'} properties"),
+    ("forecast", {"city": 7}, "argument 'city' must be string"),
+    ("forecast", {"city": "Oslo", "days": "3"}, "argument 'days' must be integer"),
+    ("forecast", {"city": "Oslo", "days": True}, "argument 'days' must be integer"),
+    ("forecast", {"city": "Oslo", "unit": "kelvin"}, "argument 'unit' must be one of ['celsius', 'fahrenheit']"),
+])
+def test_bad_requests_become_error_observations(name, arguments, message):
+    outcome = call(Toolbox([forecast]), name, arguments)
+    assert message in outcome.error
+    assert json.loads(outcome.content) == {"error": outcome.error}
+
+
+def test_exceptions_go_back_to_the_model():
+    @tool
+    def explode(n: int) -> int:
+        """Explode."""
+        raise RuntimeError(f"boom {n}")
+
+    outcome = call(Toolbox([explode]), "explode", {"n": 3})
+    assert outcome.error == "explode failed: RuntimeError: boom 3"
+
+
+def test_a_hanging_tool_is_abandoned_after_its_timeout():
+    release = threading.Event()
+
+    @tool
+    def hang() -> str:
+        """Hang."""
+        release.wait(30)
+        return "finally"
+
+    outcome = call(Toolbox([hang]), "hang", {}, timeout=0.05)
+    release.set()
+    assert outcome.error == "hang did not finish within 0.05 s and was abandoned"
+
+
+def test_a_tool_raising_timeouterror_is_not_mistaken_for_our_timeout():
+    @tool
+    def flaky() -> str:
+        """Flaky."""
+        raise TimeoutError("upstream timed out")
+
+    outcome = call(Toolbox([flaky]), "flaky", {}, timeout=5)
+    assert outcome.error == "flaky failed: TimeoutError: upstream timed out"
+
+
+def test_results_are_json_or_text():
+    class Opaque:
+        def __str__(self):
+            return "<opaque thing>"
+
+    @tool
+    def things(kind: str) -> object:
+        """Things."""
+        return {"json": {"a": [1, 2]}, "text": "plain words", "opaque": Opaque(),
+                "nan": float("nan")}[kind]
+
+    box = Toolbox([things])
+    assert call(box, "things", {"kind": "json"}).content == '{"a": [1, 2]}'
+    assert call(box, "things", {"kind": "text"}).content == "plain words"
+    assert call(box, "things", {"kind": "opaque"}).content == "<opaque thing>"
+    assert call(box, "things", {"kind": "nan"}).content == "nan"  # not invalid JSON "NaN"
+
+
+def test_long_results_are_cut_with_a_visible_marker():
+    text, cut = truncate("x" * 10_000, 4000)
+    assert cut == 6000
+    assert text.startswith("x" * 4000)
+    assert text.endswith("[truncated: 6,000 of 10,000 characters cut]")
+    assert truncate("short", 4000) == ("short", 0)
+    assert truncate("x" * 10_000, None) == ("x" * 10_000, 0)
+
+
+def test_repeat_guard_counts_identical_calls_in_a_row():
+    guard = RepeatGuard(2)
+    assert guard.check("f", {"a": 1}) is None
+    assert guard.check("f", {"a": 1}) is None
+    assert "not run again" in guard.check("f", {"a": 1})
+    assert guard.check("f", {"a": 2}) is None  # different arguments reset the count
+    assert guard.check("f", {"a": 1}) is None
+    off = RepeatGuard(None)
+    assert all(off.check("f", {}) is None for _ in range(10))
+
+
+@pytest.mark.parametrize("verdict, reason", [
+    (True, None), (None, None), (False, "denied by the approval hook"),
+    (Deny("no deleting"), "no deleting"), ("ask a human first", "ask a human first"),
+])
+def test_approval_hook(verdict, reason):
+    ran = []
+
+    @tool
+    def act(x: int) -> int:
+        """Act."""
+        ran.append(x)
+        return x
+
+    seen = []
+    outcome = call(Toolbox([act]), "act", {"x": 1}, approve=lambda n, a: seen.append((n, a)) or verdict)
+    assert seen == [("act", {"x": 1})]
+    assert outcome.denied == reason
+    assert ran == ([] if reason else [1])
+
+
+def test_a_broken_approval_hook_fails_closed():
+    def hook(name, arguments):
+        raise KeyError("oops")
+
+    outcome = call(Toolbox([forecast]), "forecast", {"city": "Oslo"}, approve=hook)
+    assert "approval hook failed" in outcome.error
+
+
+def test_the_chapters_two_dict_shape():
+    schemas = [{"type": "function", "function": {
+        "name": "double", "description": "Double it.",
+        "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}}]
+    box = Toolbox.of((schemas, {"double": lambda n: {"result": 2 * n}}))
+    assert box.schemas == schemas
+    assert call(box, "double", {"n": 21}).content == '{"result": 42}'
+    assert "must contain ['n'] properties" in call(box, "double", {}).error
+    with pytest.raises(ValueError, match="has no implementation"):
+        Toolbox(schemas, {})
+
+
+def test_plain_functions_become_tools():
+    def shout(text: str) -> str:
+        """Shout it."""
+        return text.upper()
+
+    box = Toolbox.of([shout])
+    assert isinstance(box.tools["shout"], Tool)
+    assert call(box, "shout", {"text": "hi"}).content == "HI"

@@ -1,0 +1,111 @@
+"""The offline tutor: deterministic answers to the course's tasks and to students' own tools."""
+
+import enum
+import json
+from typing import Literal
+
+import pytest
+
+from agentlab import run_agent, tool
+from agentlab.toolkit import COURSE_TOOLS
+from agentlab.tutor import count_tokens, message_tokens, respond, text_tokens
+
+SCHEMAS = [t.schema for t in COURSE_TOOLS]
+
+
+def ask(task, tools=SCHEMAS, model="tutor"):
+    return respond(model, [{"role": "user", "content": task}], tools)
+
+
+def calls(message):
+    return [(c["function"]["name"], json.loads(c["function"]["arguments"]))
+            for c in message.get("tool_calls", [])]
+
+
+def test_the_chapter_question_uses_both_tools_in_parallel():
+    assert calls(ask("What time is it, and what is 17 * 23 + sqrt(144)?")) == [
+        ("get_time", {"timezone": "UTC"}), ("calculate", {"expression": "17 * 23 + sqrt(144)"})]
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("What's the weather in Paris, and should I take a coat?", [("get_weather", {"city": "Paris"})]),
+    ("Is it colder in Oslo or in New York?", [("get_weather", {"city": "Oslo"}),
+                                              ("get_weather", {"city": "New York"})]),
+    ("What time is it in Tokyo?", [("get_time", {"timezone": "Asia/Tokyo"})]),
+    ("What is the capital of Kenya?", [("lookup_country", {"country": "Kenya"})]),
+    ("Compute 2^10 please", [("calculate", {"expression": "2**10"})]),
+])
+def test_it_plans_the_calls_a_task_needs(task, expected):
+    assert calls(ask(task)) == expected
+
+
+def test_multi_step_tasks_chain_results():
+    run = run_agent("What's the weather in the capital of Peru, in Fahrenheit?", COURSE_TOOLS)
+    assert [[c.name for c in s.tool_calls] for s in run.steps] == [
+        ["lookup_country"], ["get_weather"], ["calculate"], []]
+    assert run.answer == ("The capital of Peru is Lima (population 34.4 million, currency PEN). "
+                          "It's 19 °C and overcast in Lima. That is 66.2 °F.")
+
+
+def test_comparisons():
+    run = run_agent("Is it warmer in the capital of Japan or the capital of France?", COURSE_TOOLS)
+    assert len(run.steps) == 3 and len(run.steps[1].tool_calls) == 2
+    assert run.answer.endswith("So Tokyo is the warmest, at 15 °C.")
+
+
+def test_it_uses_tools_a_student_defines():
+    class Size(enum.Enum):
+        SMALL = "small"
+        LARGE = "large"
+
+    @tool
+    def order_pizza(topping: str, count: int, size: Size, crust: Literal["thin", "thick"] = "thin") -> dict:
+        """Order pizzas for delivery.
+
+        Args:
+            topping: The topping, e.g. "mushroom".
+            count: How many pizzas.
+            size: Pizza size.
+            crust: Crust style.
+        """
+        return {"ordered": count, "topping": topping, "size": size.value, "crust": crust}
+
+    run = run_agent('Please order 3 large pizzas with "mushroom" on a thick crust', [order_pizza])
+    assert json.loads(run.tool_calls[0].arguments) == {
+        "topping": "mushroom", "count": 3, "size": "large", "crust": "thick"}
+    assert run.stop_reason == "answered" and '"ordered": 3' in run.answer
+
+
+def test_it_answers_honestly_when_no_tool_fits():
+    message = ask("Write me a poem about autumn")
+    assert "tool_calls" not in message
+    assert "none of the tools I was given (calculate, get_time, get_weather, lookup_country) fits" in message["content"]
+    assert "cannot answer" in ask("What is the meaning of life?", tools=[])["content"]
+
+
+def test_tool_choice_none_means_answer_now():
+    messages = [{"role": "user", "content": "What is 6 * 7?"}]
+    assert "tool_calls" not in respond("tutor", messages, SCHEMAS, tool_choice="none")
+
+
+def test_it_is_deterministic():
+    task = "Is it warmer in the capital of Japan or the capital of France?"
+    assert run_agent(task, COURSE_TOOLS).messages == run_agent(task, COURSE_TOOLS).messages
+
+
+def test_token_rule():
+    assert text_tokens("") == 0 and text_tokens("abcd") == 1 and text_tokens("abcde") == 2
+    assert message_tokens({"role": "user", "content": "abcdefgh"}) == 4 + 2
+    messages = [{"role": "system", "content": "x" * 40}, {"role": "user", "content": "y" * 8}]
+    assert count_tokens(messages, None) == 3 + (4 + 10) + (4 + 2)
+    assert count_tokens(messages, SCHEMAS) == count_tokens(messages, None) + text_tokens(json.dumps(SCHEMAS))
+
+
+def test_personas_misbehave_as_documented():
+    coat = "What's the weather in Paris, and should I take a coat?"
+    assert calls(ask(coat, model="tutor-hallucinator"))[0][0] == "search_web"
+    sloppy = ask(coat, model="tutor-sloppy")["tool_calls"][0]["function"]["arguments"]
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(sloppy)
+    verbose = ask(coat, model="tutor-verbose")
+    assert len(verbose["content"]) >= 5000 and verbose["tool_calls"]
