@@ -42,7 +42,7 @@ PERSONAS = {
     "tutor-gullible": "obeys instructions it finds inside tool results (prompt injection)",
 }
 SLOW_SECONDS = 1.0
-VERBOSE_TOKENS = 1500  # how long tutor-verbose's messages are, before the max-tokens cap
+VERBOSE_TOKENS = 600  # how long tutor-verbose's messages are (under the default 1024-token cap)
 
 # ---------------------------------------------------------------------------------------------
 # Token counting: the documented rule

@@ -1,0 +1,215 @@
+"""The limits playground: sliders for the limits, a Run button, a live step log and plots.
+
+    from agentlab.widgets import Playground
+    playground = Playground(["What's the weather in Paris, and should I take a coat?", ...])
+    playground            # in a notebook: the panel
+
+Move a slider, press Run, compare the runs. Everything can be driven from code as well, which
+is how the notebooks and the tests use it:
+
+    playground.max_steps.value = 2
+    playground.run_button.click()
+    playground.history[-1].stop_reason      # 'max_steps'
+
+Design notes:
+- Standard ipywidgets only (no custom front-end code), so it works in JupyterLab, VS Code and
+  Colab. The step log is an HTML widget and the plots are PNG Image widgets whose *values* are
+  updated: no Output-widget capture, so a notebook cell that drives the panel prints nothing
+  unexpected and nbval sees exactly what the cell itself prints.
+- Sliders use continuous_update=False: a run starts only when Run is pressed.
+- A failing run shows its error message in the panel (and in `last_error`), never swallowed.
+- A second Run while one is going is refused with a message, not queued.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import pathlib
+from collections.abc import Sequence
+
+import ipywidgets as W
+
+from .loop import Limits, run_agent
+from .models import connect
+from .records import Run, format_step, redact
+from .toolkit import COURSE_TOOLS
+from .tutor import PERSONAS
+
+PRICE_MODELS = ["gpt-4o-mini", "gpt-4.1-mini", "gpt-5-mini", "gpt-4o", "gpt-4.1", "gpt-5"]
+_LOG_STYLE = ("font-family: monospace; font-size: 12px; white-space: pre-wrap; max-height: 16em; "
+              "overflow-y: auto; border: 1px solid #ccc; padding: 4px; margin: 0")
+
+
+def _png(figure) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=72)
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+class Playground:
+    """A panel to run tasks under limits set with sliders, and to compare the runs."""
+
+    def __init__(self, tasks: str | Sequence[str], tools=COURSE_TOOLS, client=None,
+                 models: Sequence[str] | None = None, save_path: str = "agentlab-runs.json"):
+        tasks = [tasks] if isinstance(tasks, str) else list(tasks)
+        if not tasks:
+            raise ValueError("give the playground at least one task")
+        self.tools, self.client, self.save_path = tools, client, pathlib.Path(save_path)
+        self.history: list[Run] = []
+        self.last_error: str | None = None
+        self._busy = False
+        models = list(models or ([client.default_model] if client else PERSONAS))
+
+        narrow = {"description_width": "9em"}
+        layout = W.Layout(width="34em")
+        self.task = W.Dropdown(options=tasks, value=tasks[0], description="task", style=narrow,
+                               layout=W.Layout(width="52em"))
+        self.model = W.Dropdown(options=models, value=models[0], description="model", style=narrow,
+                                layout=layout)
+        self.priced_as = W.Dropdown(options=PRICE_MODELS, value=PRICE_MODELS[0],
+                                    description="priced as", style=narrow, layout=layout)
+        self.max_steps = W.IntSlider(value=10, min=1, max=20, description="max_steps",
+                                     continuous_update=False, style=narrow, layout=layout)
+        self.max_cost_usd = W.FloatLogSlider(value=0.5, base=10, min=-5, max=0, step=0.25,
+                                             description="max_cost_usd", readout_format=".2g",
+                                             continuous_update=False, style=narrow, layout=layout)
+        self.max_seconds = W.FloatSlider(value=30, min=0.5, max=60, step=0.5,
+                                         description="max_seconds", continuous_update=False,
+                                         style=narrow, layout=layout)
+        self.max_result_chars = W.IntSlider(value=4000, min=100, max=8000, step=100,
+                                            description="max_result_chars",
+                                            continuous_update=False, style=narrow, layout=layout)
+        self.wind_down = W.Checkbox(value=False, description="wind-down (answer at the last step)")
+        self.budget_mode = W.ToggleButtons(options=[("never exceed", "before"), ("chapter: pay, then check", "after")],
+                                           value="before", description="budget", style=narrow)
+        self.run_button = W.Button(description="Run", button_style="primary", icon="play")
+        self.clear_button = W.Button(description="Clear history", icon="trash")
+        self.save_button = W.Button(description="Save history as JSON", icon="save")
+        self.status = W.HTML(value="Set the limits, then press Run.")
+        self.log = W.HTML(value=self._log_html([]))
+        self.history_plot = W.Image(format="png", layout=W.Layout(width="100%"))
+        self.run_plot = W.Image(format="png", layout=W.Layout(width="100%"))
+
+        self.run_button.on_click(lambda _: self.run())
+        self.clear_button.on_click(lambda _: self.clear())
+        self.save_button.on_click(lambda _: self.save())
+        self.panel = W.VBox([
+            self.task,
+            W.HBox([W.VBox([self.max_steps, self.max_cost_usd, self.max_seconds, self.max_result_chars]),
+                    W.VBox([self.model, self.priced_as, self.budget_mode, self.wind_down])]),
+            W.HBox([self.run_button, self.clear_button, self.save_button]),
+            self.status, self.log,
+            W.HBox([self.history_plot, self.run_plot]),
+        ])
+
+    # --- what the buttons do -----------------------------------------------------------------
+
+    def limits(self) -> Limits:
+        """The limits the sliders are set to now."""
+        return Limits(max_steps=self.max_steps.value, max_cost_usd=self.max_cost_usd.value,
+                      max_seconds=self.max_seconds.value, max_result_chars=self.max_result_chars.value)
+
+    def run(self) -> Run | None:
+        """Run the chosen task under the sliders' limits; add it to the history and redraw."""
+        if self._busy:
+            self._say("A run is already going: wait for it to finish.", error=True)
+            return None
+        self._busy, self.run_button.disabled = True, True
+        lines: list[str] = []
+
+        def show(step):
+            lines.append(redact(format_step(step)))
+            self.log.value = self._log_html(lines)
+
+        try:
+            self._say(f"Running {self.model.value}...")
+            client = self._client()
+            run = run_agent(self.task.value, self.tools, client=client, model=self.model.value,
+                            limits=self.limits(), on_step=show, budget=self.budget_mode.value,
+                            wind_down=self.wind_down.value)
+            self.history.append(run)
+            lines.append(f"answer: {run.answer}" if run.answer is not None else
+                         f"stopped: {run.stop_reason} ({run.stop_detail})")
+            self.log.value = self._log_html(lines)
+            self.last_error = None
+            self._say(f"Run #{len(self.history)}: {html.escape(run.summary())}")
+            self.redraw()
+            return run
+        except Exception as e:  # shown in the panel, and kept for code that drives it
+            self.last_error = redact(f"{type(e).__name__}: {e}")
+            self._say(self.last_error, error=True)
+            return None
+        finally:
+            self._busy, self.run_button.disabled = False, False
+
+    def clear(self) -> None:
+        self.history.clear()
+        self.log.value = self._log_html([])
+        self.history_plot.value = self.run_plot.value = b""
+        self._say("History cleared.")
+
+    def save(self, path: str | pathlib.Path | None = None) -> pathlib.Path | None:
+        """Write the history as a JSON list of Run records."""
+        target = pathlib.Path(path or self.save_path)
+        try:
+            target.write_text(json.dumps([r.to_dict() for r in self.history], indent=1))
+        except OSError as e:
+            self.last_error = f"could not save to {target}: {e}"
+            self._say(self.last_error, error=True)
+            return None
+        self._say(f"Saved {len(self.history)} run(s) to {html.escape(str(target))}.")
+        return target
+
+    def redraw(self) -> None:
+        """Plot steps and cost per run over the history, and the last run's cost and tokens."""
+        import matplotlib.pyplot as plt
+
+        from . import plots
+
+        if not self.history:
+            return
+        fig, (steps, cost) = plt.subplots(1, 2, figsize=(11, 4.5))
+        plots.steps_per_run(self.history, steps)
+        plots.cost_per_run(self.history, cost)
+        fig.tight_layout()
+        self.history_plot.value = _png(fig)
+        fig, (spent, tokens) = plt.subplots(1, 2, figsize=(11, 4.5))
+        plots.cumulative_cost(self.history[-1], spent)
+        plots.tokens_per_step(self.history[-1], tokens)
+        fig.tight_layout()
+        self.run_plot.value = _png(fig)
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _client(self):
+        if self.client is None:
+            return connect(self.model.value, priced_as=self.priced_as.value)
+        import copy
+
+        client = copy.copy(self.client)  # same connection, charged at the picked prices
+        client.priced_as_override = self.priced_as.value
+        return client
+
+    def _say(self, text: str, error: bool = False) -> None:
+        colour = "#b00020" if error else "inherit"
+        self.status.value = f"<span style='color:{colour}'>{'Error: ' if error else ''}{html.escape(text) if error else text}</span>"
+
+    @staticmethod
+    def _log_html(lines: list[str]) -> str:
+        body = html.escape("\n".join(lines)) if lines else "(the step log appears here during a run)"
+        return f"<pre style='{_LOG_STYLE}'>{body}</pre>"
+
+    def _repr_mimebundle_(self, **kwargs):
+        # The live panel for front ends; a short, stable text for everything else (and nbval).
+        bundle = self.panel._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict) and "text/plain" in bundle:
+            bundle["text/plain"] = repr(self)
+        return bundle
+
+    def __repr__(self):
+        return f"<Playground: {len(self.task.options)} task(s), {len(self.history)} run(s)>"

@@ -1,0 +1,93 @@
+"""Plots drawn from runs: hand-made runs (exact figures) and real offline runs."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from agentlab import Limits, Run, Step, run_agent  # noqa: E402
+from agentlab import plots  # noqa: E402
+from agentlab.toolkit import COURSE_TOOLS  # noqa: E402
+
+
+def hand_made(steps, reason, max_steps=10, budget=0.5, cost_per_step=0.001):
+    return Run(task="t", model="tutor", priced_as="gpt-4o-mini",
+               limits={"max_steps": max_steps, "max_cost_usd": budget}, stop_reason=reason,
+               steps=[Step(index=i, message={"role": "assistant", "content": None},
+                           prompt_tokens=100 * (i + 1), completion_tokens=10,
+                           cost_usd=cost_per_step, model_seconds=0.5, tool_seconds=0.25)
+                      for i in range(steps)])
+
+
+RUNS = [hand_made(2, "answered"), hand_made(3, "max_steps", max_steps=3),
+        hand_made(1, "max_cost", budget=0.0015)]
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_steps_per_run_bars_coloured_by_stop_reason_with_limits():
+    ax = plots.steps_per_run(RUNS)
+    bars = ax.patches
+    assert [b.get_height() for b in bars] == [2, 3, 1]
+    assert [matplotlib.colors.to_hex(b.get_facecolor()) for b in bars] == [
+        plots.COLOURS["answered"], plots.COLOURS["max_steps"], plots.COLOURS["max_cost"]]
+    limits = ax.collections[0].get_offsets()
+    assert [tuple(p) for p in limits] == [(0, 10), (1, 3), (2, 10)]
+    assert ax.get_ylabel() == "steps (model calls)"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "answered", "max_steps", "max_cost", "step limit (max_steps)"]
+
+
+def test_cost_per_run_draws_budgets_in_readable_units():
+    ax = plots.cost_per_run(RUNS)
+    assert [round(b.get_height(), 6) for b in ax.patches] == [0.002, 0.003, 0.001]
+    assert [tuple(p) for p in ax.collections[0].get_offsets()] == [(0, 0.5), (1, 0.5), (2, 0.0015)]
+    assert ax.get_yscale() == "log"  # budgets of 50¢ next to costs of 0.1¢
+    assert plots._dollars(0.0015) == "0.15¢" and plots._dollars(2.5) == "$2.50"
+    assert plots._dollars(0.000000034) == "3.4e-06¢"
+
+
+def test_within_a_run():
+    run = hand_made(3, "answered")
+    line = plots.cumulative_cost(run).get_lines()
+    assert list(line[0].get_ydata()) == pytest.approx([0.001, 0.002, 0.003])
+    assert line[1].get_ydata()[0] == 0.5  # the budget line
+    tokens = plots.tokens_per_step(run)
+    assert [b.get_height() for b in tokens.patches] == [100, 200, 300, 10, 10, 10]
+    times = plots.timeline(run)
+    assert [b.get_width() for b in times.patches] == [0.5] * 3 + [0.25] * 3
+
+
+def test_compare_and_determinism():
+    fig = plots.compare(RUNS)
+    assert len(fig.axes) == 4 and [len(ax.patches) for ax in fig.axes[:2]] == [3, 3]
+    again = plots.compare(RUNS)
+    assert [[p.get_height() for p in ax.patches] for ax in fig.axes] == [
+        [p.get_height() for p in ax.patches] for ax in again.axes]
+
+
+def test_plots_of_real_offline_runs():
+    runs = [run_agent("What's the weather in the capital of Peru, in Fahrenheit?", COURSE_TOOLS),
+            run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", limits=Limits(max_steps=2))]
+    ax = plots.steps_per_run(runs)
+    assert [b.get_height() for b in ax.patches] == [4, 2]
+    prompt = [b.get_height() for b in plots.tokens_per_step(runs[0]).patches[:4]]
+    assert prompt == sorted(prompt) and prompt[0] < prompt[-1]  # the prompt grows every step
+    _, ax = plt.subplots()
+    assert plots.cost_per_run(runs, ax) is ax  # draws on the Axes it is given
+
+
+def test_importing_agentlab_loads_no_plotting_widgets_or_sdk():
+    import subprocess
+    import sys
+
+    code = ("import sys, agentlab; heavy = [m for m in ('matplotlib', 'ipywidgets', 'openai', "
+            "'genai_prices') if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,135 @@
+"""The playground driven from code: set the sliders, click Run, read the history and plots."""
+
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from agentlab.widgets import Playground  # noqa: E402
+
+TASKS = ["What's the weather in Paris, and should I take a coat?", "What is 2 + 2?"]
+
+
+@pytest.fixture
+def playground():
+    return Playground(TASKS)
+
+
+def test_three_runs_with_different_limits(playground):
+    playground.task.value = "What is 2 + 2?"
+    playground.model.value = "tutor-looper"
+    playground.max_steps.value = 2
+    playground.run_button.click()
+    playground.max_steps.value = 5
+    playground.run_button.click()
+    playground.model.value = "tutor-verbose"
+    playground.max_cost_usd.value = 0.001
+    playground.run_button.click()
+
+    runs = playground.history
+    assert [r.limits["max_steps"] for r in runs] == [2, 5, 5]
+    assert [r.limits["max_cost_usd"] for r in runs] == pytest.approx([0.5, 0.5, 0.001])
+    assert [(r.stop_reason, len(r.steps)) for r in runs] == [("max_steps", 2), ("max_steps", 5),
+                                                             ("max_cost", 1)]
+    assert all(r.cost_usd <= r.limits["max_cost_usd"] for r in runs)
+    assert "Run #3: stopped: max_cost after 1 step" in playground.status.value
+    assert "stopped: max_cost" in playground.log.value
+
+
+def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
+    from agentlab import plots
+
+    drawn = {}
+    for name in ("steps_per_run", "cost_per_run", "cumulative_cost", "tokens_per_step"):
+        original = getattr(plots, name)
+
+        def spy(data, ax, _original=original, _name=name):
+            drawn[_name] = _original(data, ax)
+            return drawn[_name]
+        monkeypatch.setattr(plots, name, spy)
+
+    for steps in (1, 2, 3):
+        playground.model.value = "tutor-looper"
+        playground.max_steps.value = steps
+        playground.run_button.click()
+    assert len(drawn["steps_per_run"].patches) == 3
+    assert [p.get_height() for p in drawn["steps_per_run"].patches] == [1, 2, 3]
+    assert len(drawn["cost_per_run"].patches) == 3
+    assert len(drawn["cumulative_cost"].get_lines()[0].get_xdata()) == 3  # the last run's steps
+    assert bytes(playground.history_plot.value).startswith(b"\x89PNG")
+    assert bytes(playground.run_plot.value).startswith(b"\x89PNG")
+
+
+def test_sliders_and_pickers():
+    playground = Playground(TASKS[0])
+    for slider in (playground.max_steps, playground.max_cost_usd, playground.max_seconds,
+                   playground.max_result_chars):
+        assert slider.continuous_update is False
+    assert playground.max_cost_usd.base == 10  # a log scale: 10 µ$ to $1
+    assert "tutor-slow" in playground.model.options and "gpt-4o" in playground.priced_as.options
+
+
+def test_priced_as_changes_only_the_price(playground):
+    playground.run_button.click()
+    playground.priced_as.value = "gpt-4o"
+    playground.run_button.click()
+    cheap, dear = playground.history
+    assert cheap.prompt_tokens == dear.prompt_tokens and dear.cost_usd > 10 * cheap.cost_usd
+    assert dear.priced_as == "gpt-4o"
+
+
+def test_errors_show_in_the_panel(playground, monkeypatch):
+    import agentlab.widgets as widgets
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the model server is unplugged")
+
+    monkeypatch.setattr(widgets, "run_agent", broken)
+    assert playground.run() is None
+    assert "RuntimeError: the model server is unplugged" in playground.status.value
+    assert playground.last_error == "RuntimeError: the model server is unplugged"
+    assert playground.history == [] and playground.run_button.disabled is False
+
+
+def test_a_run_cannot_be_started_twice(playground):
+    starts = []
+
+    def step_observer_that_clicks_again(step):
+        starts.append(playground.run())  # a second click while the first run is going
+
+    import agentlab.widgets as widgets
+
+    original = widgets.run_agent
+
+    def run_agent(*args, **kwargs):
+        kwargs["on_step"] = [kwargs["on_step"], step_observer_that_clicks_again]
+        return original(*args, **kwargs)
+
+    widgets.run_agent = run_agent
+    try:
+        playground.run_button.click()
+    finally:
+        widgets.run_agent = original
+    assert starts and all(s is None for s in starts)
+    assert len(playground.history) == 1
+
+
+def test_clear_and_save(playground, tmp_path):
+    playground.run_button.click()
+    target = playground.save(tmp_path / "runs.json")
+    saved = json.loads(target.read_text())
+    assert len(saved) == 1 and saved[0]["stop_reason"] == "answered"
+    assert "Saved 1 run(s)" in playground.status.value
+    playground.clear()
+    assert playground.history == [] and bytes(playground.history_plot.value) == b""
+    assert playground.save(tmp_path / "missing-folder" / "runs.json") is None
+    assert "could not save" in playground.status.value
+
+
+def test_display_text_is_short_and_stable(playground):
+    bundle = playground._repr_mimebundle_()
+    assert bundle["text/plain"] == "<Playground: 2 task(s), 0 run(s)>"
+    assert "application/vnd.jupyter.widget-view+json" in bundle
