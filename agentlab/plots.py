@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .records import STOP_REASONS, Run
 
@@ -69,6 +69,7 @@ def _reason_legend(ax, runs, extra=()):
 
 
 def _run_axis(ax, runs):
+    ax.set_xlim(-0.6, max(len(runs), 3) - 0.4)  # one run is one bar, not a wall
     ax.set_xticks(range(len(runs)), run_labels(runs), rotation=45 if len(runs) > 6 else 0,
                   ha="right" if len(runs) > 6 else "center")
     ax.set_xlabel("run", fontsize=FONT)
@@ -83,6 +84,7 @@ def steps_per_run(runs: Sequence[Run], ax=None):
     limits = [r.limits.get("max_steps") for r in runs]
     ax.scatter(range(len(runs)), limits, marker="_", s=1200, linewidths=3, color=LIMIT, zorder=3)
     ax.set_ylabel("steps (model calls)", fontsize=FONT)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(0, max([1, *limits, *(len(r.steps) for r in runs)]) * 1.25)
     _run_axis(ax, runs)
     _reason_legend(ax, runs, [plt.Line2D([], [], color=LIMIT, lw=3, label="step limit (max_steps)")])
@@ -120,9 +122,13 @@ def cumulative_cost(run: Run, ax=None):
         points.append(total)
     ax.plot(range(len(points)), points, marker="o", lw=2.5, color=PROMPT, label="spent")
     budget = run.limits.get("max_cost_usd")
-    if budget is not None:
+    top = max([1e-9, *points])
+    if budget is not None and budget <= 10 * top:
         ax.axhline(budget, color=LIMIT, lw=2, ls="--", label=f"budget {_dollars(budget)}")
-    ax.set_ylim(0, max([1e-9, budget or 0, *points]) * 1.15)
+        top = max(top, budget)
+    elif budget is not None:  # far above: drawing it would flatten the line to nothing
+        ax.plot([], [], color=LIMIT, lw=2, ls="--", label=f"budget {_dollars(budget)} (far above)")
+    ax.set_ylim(0, top * 1.15)
     ax.set_xlabel("step", fontsize=FONT)
     ax.set_xticks(range(len(points)))
     _money_axis(ax, "cost so far (US dollars)")
@@ -141,6 +147,7 @@ def tokens_per_step(run: Run, ax=None):
     ax.set_xlabel("step", fontsize=FONT)
     ax.set_xticks(list(steps))
     ax.set_ylabel("tokens", fontsize=FONT)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(0, max([1, *(p + c for p, c in zip(prompt, completion))]) * 1.3)
     ax.legend(fontsize=FONT - 2, loc="upper left")
     return ax

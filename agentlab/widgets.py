@@ -84,16 +84,21 @@ class Playground:
         self.max_result_chars = W.IntSlider(value=4000, min=100, max=8000, step=100,
                                             description="max_result_chars",
                                             continuous_update=False, style=narrow, layout=layout)
-        self.wind_down = W.Checkbox(value=False, description="wind-down (answer at the last step)")
-        self.budget_mode = W.ToggleButtons(options=[("never exceed", "before"), ("chapter: pay, then check", "after")],
-                                           value="before", description="budget", style=narrow)
-        self.run_button = W.Button(description="Run", button_style="primary", icon="play")
-        self.clear_button = W.Button(description="Clear history", icon="trash")
-        self.save_button = W.Button(description="Save history as JSON", icon="save")
+        self.wind_down = W.Checkbox(value=False, description="wind-down: answer at the last step",
+                                    indent=False, layout=W.Layout(margin="4px 0 0 9.5em"))
+        self.budget_mode = W.ToggleButtons(options=[("never exceed", "before"), ("pay, then check", "after")],
+                                           value="before", description="budget",
+                                           tooltips=["look ahead: refuse a call that could cross the budget",
+                                                     "the chapter's check, after paying: can overshoot"],
+                                           style={**narrow, "button_width": "11em"})
+        auto = W.Layout(width="auto")
+        self.run_button = W.Button(description="Run", button_style="primary", icon="play", layout=auto)
+        self.clear_button = W.Button(description="Clear history", icon="trash", layout=auto)
+        self.save_button = W.Button(description="Save history as JSON", icon="save", layout=auto)
         self.status = W.HTML(value="Set the limits, then press Run.")
         self.log = W.HTML(value=self._log_html([]))
-        self.history_plot = W.Image(format="png", layout=W.Layout(width="100%"))
-        self.run_plot = W.Image(format="png", layout=W.Layout(width="100%"))
+        self.history_plot = W.Image(format="png", layout=W.Layout(max_width="60em"))
+        self.run_plot = W.Image(format="png", layout=W.Layout(max_width="60em"))
 
         self.run_button.on_click(lambda _: self.run())
         self.clear_button.on_click(lambda _: self.clear())
@@ -104,7 +109,7 @@ class Playground:
                     W.VBox([self.model, self.priced_as, self.budget_mode, self.wind_down])]),
             W.HBox([self.run_button, self.clear_button, self.save_button]),
             self.status, self.log,
-            W.HBox([self.history_plot, self.run_plot]),
+            self.history_plot, self.run_plot,
         ])
 
     # --- what the buttons do -----------------------------------------------------------------

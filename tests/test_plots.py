@@ -54,10 +54,14 @@ def test_cost_per_run_draws_budgets_in_readable_units():
 
 
 def test_within_a_run():
-    run = hand_made(3, "answered")
-    line = plots.cumulative_cost(run).get_lines()
+    run = hand_made(3, "answered", budget=0.004)
+    ax = plots.cumulative_cost(run)
+    line = ax.get_lines()
     assert list(line[0].get_ydata()) == pytest.approx([0.001, 0.002, 0.003])
-    assert line[1].get_ydata()[0] == 0.5  # the budget line
+    assert line[1].get_ydata()[0] == 0.004  # the budget line
+    far = plots.cumulative_cost(hand_made(3, "answered", budget=0.5))
+    assert [t.get_text() for t in far.get_legend().get_texts()] == ["spent", "budget 50¢ (far above)"]
+    assert far.get_ylim()[1] == pytest.approx(0.003 * 1.15)
     tokens = plots.tokens_per_step(run)
     assert [b.get_height() for b in tokens.patches] == [100, 200, 300, 10, 10, 10]
     times = plots.timeline(run)
