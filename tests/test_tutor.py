@@ -8,7 +8,7 @@ import pytest
 
 from agentlab import run_agent, tool
 from agentlab.toolkit import COURSE_TOOLS
-from agentlab.tutor import count_tokens, message_tokens, respond, text_tokens
+from agentlab.tutor import VERBOSE_TOKENS, count_tokens, message_tokens, respond, text_tokens
 
 SCHEMAS = [t.schema for t in COURSE_TOOLS]
 
@@ -108,4 +108,4 @@ def test_personas_misbehave_as_documented():
     with pytest.raises(json.JSONDecodeError):
         json.loads(sloppy)
     verbose = ask(coat, model="tutor-verbose")
-    assert len(verbose["content"]) >= 5000 and verbose["tool_calls"]
+    assert len(verbose["content"]) == 4 * VERBOSE_TOKENS and verbose["tool_calls"]
