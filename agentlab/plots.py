@@ -6,6 +6,7 @@ Within a run:  cumulative_cost (against the budget line), tokens_per_step (the p
                every step, because the whole conversation is sent again), timeline (model time
                vs tool time per step).
 Together:      compare (four panels for a run history).
+Sweeps:        success_rate (tasks solved against a limit, from agentlab.sweeps).
 
 Every function draws on the `ax` you pass, or on a new figure, and returns the Axes (compare
 returns the Figure). The same runs give the same picture. Sizes and fonts are chosen to read on
@@ -181,3 +182,19 @@ def compare(runs: Sequence[Run]):
         tokens_per_step(runs[-1], axes[1][1])
     fig.tight_layout()
     return fig
+
+
+def success_rate(curves: dict, ax=None, *, xlabel: str = "limit", log_x: bool = False):
+    """Success rate against a limit: one line per curve, {label: {setting: rate}}."""
+    ax = _axes(ax, "Tasks solved")
+    for label, rates in curves.items():
+        ax.plot(list(rates), [100 * r for r in rates.values()], marker="o", lw=2.5, label=label)
+    if log_x:
+        ax.set_xscale("log")
+    ax.set_ylim(-5, 105)
+    ax.set_xlabel(xlabel, fontsize=FONT)
+    ax.set_ylabel("tasks solved (%)", fontsize=FONT)
+    ax.grid(axis="x", alpha=0.3)
+    if len(curves) > 1:
+        ax.legend(fontsize=FONT - 2, loc="lower right")
+    return ax

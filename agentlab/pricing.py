@@ -2,6 +2,7 @@
 
 - `price_per_million(model)`: a model's input and output prices, per million tokens.
 - `estimate_cost(response)`: what one chat response cost, from the usage the API reported.
+- `reprice(run, model)`: what a finished run would have cost at another model's prices.
 - `Budget`: the run's spending, in one of two modes:
     "before" (the default) bounds each call's worst case *before* sending it (the prompt's
              tokens at the input price + the max-tokens cap at the output price) and refuses a
@@ -140,3 +141,8 @@ class Budget:
         if self.max_usd is not None and self.spent > self.max_usd:
             return f"spent ${self.spent:.6f}, over the ${self.max_usd:.6f} budget"
         return None
+
+
+def reprice(run, priced_as) -> float:
+    """What a finished run would have cost at another model's prices (same tokens, per step)."""
+    return sum(cost_usd(priced_as, s.prompt_tokens, s.completion_tokens) for s in run.steps)

@@ -285,7 +285,7 @@ def _plan(task: str, tools: list[dict], observations: list[Observation]) -> list
 def _sentence(o: Observation, task: str) -> str:
     r = o.result
     if o.error:
-        return f"I could not use {o.name}: {o.error}"
+        return f"I could not use {o.name}: {o.error.rstrip('.')}."
     if o.name == "get_weather" and isinstance(r, dict) and "temp_c" in r:
         s = f"It's {r['temp_c']} °C and {r.get('conditions', 'no report')} in {r.get('city')}"
         if re.search(r"\b(coat|jacket|umbrella)\b", task, re.I):
@@ -296,6 +296,9 @@ def _sentence(o: Observation, task: str) -> str:
         return s + "."
     if o.name == "get_time" and isinstance(r, dict) and "now" in r:
         return f"The time now ({r.get('timezone', 'UTC')}) is {r['now']}, a {r.get('weekday', '')}.".replace(", a .", ".")
+    if o.name == "calculate" and isinstance(r, dict) and isinstance(r.get("result"), (int, float)):
+        r = r["result"]  # the chapter's calculate wraps its number: {"result": 403.0}
+        r = int(r) if isinstance(r, float) and r.is_integer() else r
     if o.name == "calculate" and not isinstance(r, (dict, list)):
         expression = o.arguments.get("expression", "")
         if re.fullmatch(r"-?[\d.]+ \* 9 / 5 \+ 32", expression):
@@ -308,8 +311,21 @@ def _sentence(o: Observation, task: str) -> str:
     return f"{o.name} says: {text[:300]}{'...' if len(text) > 300 else ''}"
 
 
+def _recovered(o: Observation, observations: list[Observation], tools: list[dict]) -> bool:
+    """An error the model got past: the same tool worked later, or a made-up tool was dropped."""
+    if not o.error:
+        return False
+    if o.error.startswith("repeat guard"):
+        return True
+    later = observations[observations.index(o) + 1:]
+    if any(x.name == o.name and not x.error for x in later):
+        return True
+    known = {_schema(t)[0] for t in tools}
+    return o.name not in known and any(not x.error for x in observations)
+
+
 def _answer(task: str, observations: list[Observation], tools: list[dict]) -> str:
-    useful = [o for o in observations if not (o.error and o.error.startswith("repeat guard"))]
+    useful = [o for o in observations if not _recovered(o, observations, tools)]
     if not useful:
         names = ", ".join(_schema(t)[0] for t in tools) or "none"
         return ("I am the offline tutor, a small scripted model: I answer by using tools, and none "

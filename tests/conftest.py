@@ -10,6 +10,14 @@ import pytest
 for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTLAB_MODEL", "AGENTLAB_PRICED_AS"):
     os.environ.pop(_name, None)
 
+
+
+def pytest_sessionstart(session):
+    # A fresh machine builds matplotlib's font cache on first import and says so on stderr;
+    # build it here, before nbval starts kernels, so no notebook cell sees that message.
+    import matplotlib.font_manager  # noqa: F401
+
+
 FIXED_NOW = datetime.datetime(2026, 3, 14, 15, 9, 26, tzinfo=datetime.timezone.utc)
 
 
