@@ -86,7 +86,7 @@ class ChatClient:
         completion = sdk.chat.completions.create(**kwargs)
         latency = time.perf_counter() - start
         if not getattr(completion, "choices", None):
-            raise ValueError("the API returned a response with no choices")
+            raise ValueError("the API returned a malformed response: no choices in it")
         choice = completion.choices[0]
         message = {"role": "assistant", "content": choice.message.content}
         calls = list(choice.message.tool_calls or [])

@@ -152,12 +152,18 @@ def sdk_http():
 
 
 def make_transport(handler=handle):
-    """An SDK transport that answers every request with `handler`, in this process."""
+    """An SDK transport that answers every request with `handler`, in this process.
+
+    handler(method, path, body) returns (status, payload, delay) like `handle`, optionally with
+    a fourth item, a dict of response headers. A bytes payload is sent as it is (tests use that
+    to send a malformed body), and an exception the handler raises reaches the SDK as a
+    transport failure would (tests raise timeouts and dropped connections that way).
+    """
     http = sdk_http()
 
     class TutorTransport(http.BaseTransport):
         def handle_request(self, request):
-            status, payload, delay = handler(request.method, request.url.path, request.read())
+            status, payload, delay, *headers = handler(request.method, request.url.path, request.read())
             if delay:
                 # Honour the request's read timeout the way a socket would.
                 timeout = (request.extensions.get("timeout") or {}).get("read")
@@ -165,7 +171,10 @@ def make_transport(handler=handle):
                     time.sleep(timeout)
                     raise http.ReadTimeout("the offline tutor took too long", request=request)
                 time.sleep(delay)
-            return http.Response(status, json=payload, request=request)
+            headers = headers[0] if headers else None
+            if isinstance(payload, bytes):
+                return http.Response(status, content=payload, headers=headers, request=request)
+            return http.Response(status, json=payload, headers=headers, request=request)
 
     return TutorTransport()
 
@@ -194,15 +203,25 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, *, client_timeout: fl
                     f"Content-Length must be between 0 and {MAX_BODY_BYTES:,}.").body(), 0.0
                 self.close_connection = True
             else:
-                status, payload, delay = handle(method, self.path, self.rfile.read(length))
+                try:
+                    body = self.rfile.read(length)
+                except (TimeoutError, OSError):  # a client that stalls mid-body
+                    self.close_connection = True
+                    status, payload, delay = 408, APIError(
+                        408, f"The request body did not arrive within {client_timeout:g} s.").body(), 0.0
+                else:
+                    status, payload, delay = handle(method, self.path, body)
             if delay:
                 time.sleep(delay)
             data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:  # the client left before its answer: nothing to tell it
+                self.close_connection = True
 
         def do_GET(self):
             self._answer("GET")

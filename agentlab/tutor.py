@@ -352,7 +352,8 @@ def _call(turn: int, i: int, name: str, arguments: str) -> dict:
 def _injected_call(observations: list[Observation], tools: list[dict]) -> tuple[str, dict] | None:
     """For tutor-gullible: an instruction like "call delete_files(path='/')" in a tool result."""
     for o in observations[::-1]:
-        text = o.result if isinstance(o.result, str) else json.dumps(o.result)
+        values = o.result.values() if isinstance(o.result, dict) else [o.result]
+        text = " ".join(v if isinstance(v, str) else json.dumps(v) for v in values)
         m = re.search(r"\bcall (?:the )?(\w+)(?: tool)?(?: with| \()?\s*(\{[^}]*\})?", text, re.I)
         if m and m[1] not in {o2.name for o2 in observations}:
             try:

@@ -122,3 +122,45 @@ def test_oversized_bodies_are_refused_unread(server):
 def test_wrong_method(server):
     status, answer = post(server, "/v1/chat/completions", b"", method="GET")
     assert status == 405 and answer["error"]["type"] == "invalid_request_error"
+
+
+def test_a_stalled_client_gets_408_and_others_are_served_meanwhile(server):
+    import socket
+    import time
+
+    stalled = socket.create_connection(server, timeout=10)
+    stalled.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"mod")
+    started = time.monotonic()
+    assert post(server, "/v1/chat/completions", json.dumps(GOOD).encode())[0] == 200
+    assert time.monotonic() - started < 1.5  # not queued behind the stalled client
+    reply = b""
+    while chunk := stalled.recv(65536):
+        reply += chunk
+    stalled.close()
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408")
+    validator("ErrorResponse").validate(json.loads(body))
+    assert post(server, "/v1/chat/completions", json.dumps(GOOD).encode())[0] == 200
+
+
+def test_bounded_load_on_loopback_has_no_errors(server):
+    """8 concurrent clients, 100 requests each, on 127.0.0.1; stops by itself."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    body = json.dumps({"model": "tutor", "messages": [{"role": "user", "content": "What is 6 * 7?"}],
+                       "tools": [t.schema for t in COURSE_TOOLS]}).encode()
+
+    def client(_):
+        conn = http.client.HTTPConnection(*server, timeout=10)
+        statuses = []
+        for _ in range(100):
+            conn.request("POST", "/v1/chat/completions", body=body, headers={"Content-Type": "application/json"})
+            response = conn.getresponse()
+            answer = json.loads(response.read())
+            statuses.append(response.status == 200 and answer["choices"][0]["finish_reason"] == "tool_calls")
+        conn.close()
+        return statuses
+
+    with ThreadPoolExecutor(8) as pool:
+        results = [ok for statuses in pool.map(client, range(8)) for ok in statuses]
+    assert len(results) == 800 and all(results)

@@ -1,0 +1,302 @@
+"""Reliability and security: hostile inputs, faulty models and tools, failing APIs, injections.
+
+Property-based tests (hypothesis) throw random input at the calculator and random misbehaviour
+at the loop; fault tests break the API in each way a network can; the prompt-injection tests
+prove the dangerous tool never runs. README.md's table "What hostile input does" summarises them.
+"""
+
+import builtins
+import json
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentlab import Deny, Limits, Run, connect, run_agent, tool
+from agentlab.server import handle, make_transport, sdk_http
+from agentlab.toolkit import (COURSE_TOOLS, DELETE_REQUESTS, calculate, delete_files,
+                              fetch_page)
+
+COAT = "What's the weather in Paris, and should I take a coat?"
+
+# --- the calculator against any input ---------------------------------------------------------
+
+ARITHMETIC = st.recursive(
+    st.one_of(st.integers(-10**6, 10**6).map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr),
+              st.sampled_from(["9**9**9", "10**400", "1e308", "0", "-0.0", "1/0", "2**-1074"])),
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "//", "%", "**"]), inner).map(" ".join),
+        inner.map(lambda e: f"({e})"), inner.map(lambda e: f"-{e}"),
+        st.tuples(st.sampled_from(["sqrt", "log", "exp", "abs", "round", "floor", "sin"]), inner)
+        .map(lambda t: f"{t[0]}({t[1]})")),
+    max_leaves=30)
+HOSTILE = st.sampled_from([
+    "__import__('os').system('id')", "().__class__.__bases__[0].__subclasses__()", "open('/etc/passwd')",
+    "exec('1')", "eval('1')", "globals()", "lambda: 1", "[1] * 10**9", "'a' * 10**9", "x",
+    "sqrt.__globals__", "(1).real", "{1: 2}", "f'{1}'", "__builtins__", "True", "None", "..."])
+LOOKALIKES = st.sampled_from(["１", "٣", "²", "⁹", "Ⅸ", "𝟗", "½", "∞", "−", "×", "÷", "٫"])
+
+
+def outcome(expression):
+    try:
+        value = calculate(expression)
+    except ValueError as e:
+        assert str(e), "a refusal says why"
+        return "refused"
+    assert type(value) in (int, float)
+    assert math.isfinite(value) and abs(value) <= 10**300
+    return value
+
+
+@settings(max_examples=300, deadline=200)  # deadline: each input is answered within 200 ms
+@given(st.text(max_size=700))
+def test_calculate_any_text_gives_a_number_or_a_clear_error(text):
+    outcome(text)
+
+
+@settings(max_examples=300, deadline=200, suppress_health_check=[HealthCheck.too_slow])
+@given(ARITHMETIC)
+def test_calculate_arithmetic_is_bounded(expression):
+    outcome(expression)
+
+
+@settings(max_examples=200, deadline=200)
+@given(st.text(max_size=20), HOSTILE, st.text(max_size=20))
+def test_calculate_never_evaluates_names_attributes_calls_or_imports(before, hostile, after):
+    assert outcome(before + hostile + after) == "refused"
+
+
+@settings(max_examples=100, deadline=200)
+@given(st.integers(0, 999), LOOKALIKES, st.integers(0, 999))
+def test_calculate_refuses_unicode_digits_and_lookalikes(a, char, b):
+    assert outcome(f"{a}{char}{b}") == "refused"
+
+
+@pytest.mark.parametrize("expression", ["(" * 10_000 + ")" * 10_000, "-" * 100_000 + "1",
+                                        "1" * 100_000, "9**9**9**9**9", "2**2**2**2**2**2"])
+def test_calculate_bounds_the_worst_cases(expression):
+    assert outcome(expression) == "refused"
+
+
+def test_calculate_does_not_use_eval(monkeypatch):
+    def forbidden(*args, **kwargs):
+        raise AssertionError("eval/exec must never be called")
+
+    monkeypatch.setattr(builtins, "eval", forbidden)
+    monkeypatch.setattr(builtins, "exec", forbidden)
+    assert calculate("17 * 23 + sqrt(144)") == 403
+
+
+# --- the loop against a randomly misbehaving model --------------------------------------------
+
+NAMES = st.sampled_from(["calculate", "get_weather", "get_time", "lookup_country", "rm_rf", "", "x" * 300])
+ARGUMENTS = st.one_of(
+    st.sampled_from(['{"expression": "1+1"}', '{"city": "Paris"}', '{"city": 7}', "{", "null", "[]",
+                     '{"timezone": "Mars/Base"}', '{"expression": "9**9**9"}', "", '{"a": 1, "b": 2}']),
+    st.text(max_size=50),
+    st.integers(5000, 6000).map(lambda n: json.dumps({"city": "y" * n})))  # huge, cheaply drawn
+
+
+@st.composite
+def responses(draw, turn):
+    calls = draw(st.lists(st.tuples(NAMES, ARGUMENTS), max_size=8))
+    content = draw(st.one_of(st.none(), st.text(max_size=30), st.integers(3000, 4000).map("w".__mul__)))
+    message = {"role": "assistant", "content": content if calls else (content or "done"), "refusal": None}
+    if calls:
+        message["tool_calls"] = [{"id": f"call_{turn}_{i}", "type": "function",
+                                  "function": {"name": n, "arguments": a}} for i, (n, a) in enumerate(calls)]
+    body = {"id": "x", "object": "chat.completion", "created": 0, "model": "tutor",
+            "choices": [{"index": 0, "message": message, "logprobs": None,
+                         "finish_reason": "tool_calls" if calls else "stop"}]}
+    if draw(st.booleans()) or draw(st.booleans()):  # usage is missing a quarter of the time
+        prompt, completion = draw(st.integers(1, 3000)), draw(st.integers(1, 1024))
+        body["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                         "total_tokens": prompt + completion}
+    return body
+
+
+def chaotic_model(data, violations, never_stop):
+    turns = []
+
+    def handler(method, path, raw):
+        request = json.loads(raw)
+        sent = request["messages"]
+        answered = {m["tool_call_id"] for m in sent if m["role"] == "tool"}
+        for m in sent:
+            for call in m.get("tool_calls") or []:
+                if call["id"] not in answered:
+                    violations.append(call["id"])
+        turns.append(1)
+        body = data.draw(responses(len(turns)))
+        if never_stop and "tool_calls" not in body["choices"][0]["message"]:
+            body["choices"][0]["message"]["tool_calls"] = [{"id": f"call_{len(turns)}_x", "type": "function",
+                                                            "function": {"name": "get_time", "arguments": "{}"}}]
+        cap = request.get("max_completion_tokens")
+        if "usage" in body and cap:  # a real API never bills more output than the cap allows
+            body["usage"]["completion_tokens"] = min(body["usage"]["completion_tokens"], cap)
+            body["usage"]["total_tokens"] = body["usage"]["prompt_tokens"] + body["usage"]["completion_tokens"]
+        return 200, body, 0.0
+    return handler
+
+
+LIMITS = st.builds(Limits, max_steps=st.integers(1, 6),
+                   max_cost_usd=st.sampled_from([1e-5, 1e-4, 1e-3, 0.5]),
+                   max_result_chars=st.sampled_from([50, 4000, None]),
+                   max_repeats=st.sampled_from([1, 2, None]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data(), LIMITS, st.booleans())
+def test_the_loop_holds_against_a_chaotic_model(data, limits, never_stop):
+    violations: list[str] = []
+    client = connect("tutor", transport=make_transport(chaotic_model(data, violations, never_stop)))
+    run = run_agent("Do whatever you like.", COURSE_TOOLS, client=client, limits=limits)  # never raises
+
+    assert len(run.steps) <= limits.max_steps
+    assert run.cost_usd <= limits.max_cost_usd + 1e-12  # the default budget never exceeds
+    assert violations == []  # every tool call answered before the next model call
+    asked = [c["id"] for m in run.messages for c in m.get("tool_calls") or []]
+    assert sorted(asked) == sorted(m["tool_call_id"] for m in run.messages if m["role"] == "tool")
+    assert run.stop_reason in ("answered", "max_steps", "max_cost", "max_seconds", "error")
+    assert Run.from_json(run.to_json()) == run
+    if limits.max_result_chars:
+        marker = 200  # the "[truncated: ...]" marker
+        assert all(len(c.result) <= limits.max_result_chars + marker for c in run.tool_calls)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data(), st.sampled_from([1e-4, 1e-3]))
+def test_pay_then_check_overshoots_by_at_most_one_call(data, budget):
+    client = connect("tutor", transport=make_transport(chaotic_model(data, [], True)))
+    run = run_agent("Go.", COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=budget), budget="after")
+    if run.steps:
+        assert run.cost_usd - run.steps[-1].cost_usd <= budget + 1e-12
+
+
+# --- the API failing in every way a network can ----------------------------------------------
+
+def scripted(*failures):
+    """A handler that fails as listed (one per request), then answers as the tutor does."""
+    http = sdk_http()
+    seen = []
+
+    def handler(method, path, body):
+        seen.append(path)
+        if len(seen) <= len(failures):
+            failure = failures[len(seen) - 1]
+            if failure == "timeout":
+                raise http.ReadTimeout("timed out")
+            if failure == "dropped":
+                raise http.RemoteProtocolError("Server disconnected without sending a response.")
+            if failure == "malformed":
+                return 200, b"<html>502 Bad Gateway</html>", 0.0
+            if failure == 429:
+                return 429, {"error": {"message": "Rate limit reached", "type": "requests",
+                                       "param": None, "code": "rate_limit_exceeded"}}, 0.0, {"retry-after-ms": "10"}
+            return failure, {"error": {"message": "boom", "type": "server_error", "param": None, "code": None}}, 0.0
+        return handle(method, path, body)
+    return handler, seen
+
+
+@pytest.mark.parametrize("failure", [429, 500, 503, "timeout", "dropped"])
+def test_the_sdk_retries_transient_faults_and_the_run_recovers(failure):
+    handler, seen = scripted(failure, failure)
+    run = run_agent(COAT, COURSE_TOOLS, client=connect("tutor", transport=make_transport(handler)))
+    assert run.stop_reason == "answered" and "take a coat" in run.answer
+    assert len(seen) == 4  # two failures retried, then two good calls
+
+
+@pytest.mark.parametrize("failure, described", [
+    (500, "InternalServerError (HTTP 500)"), ("timeout", "APITimeoutError"),
+    ("dropped", "APIConnectionError"), ("malformed", "malformed response"), (400, "BadRequestError (HTTP 400)")])
+def test_a_lasting_fault_mid_run_stops_with_error_and_keeps_the_finished_steps(failure, described):
+    def handler(method, path, body, calls=[]):
+        calls.append(1)
+        if len(calls) == 1:
+            return handle(method, path, body)
+        return scripted(failure, failure, failure, failure)[0](method, path, body)
+
+    run = run_agent(COAT, COURSE_TOOLS, client=connect("tutor", transport=make_transport(handler), max_retries=1))
+    assert run.stop_reason == "error" and described in run.stop_detail
+    assert len(run.steps) == 1 and run.steps[0].tool_calls[0].name == "get_weather"
+    assert run.cost_usd > 0 and run.messages[-1]["role"] == "tool"
+
+
+# --- tools that misbehave ---------------------------------------------------------------------
+
+def test_tools_that_print_raise_return_junk_or_hang(capsys):
+    import threading
+
+    release = threading.Event()
+
+    @tool
+    def chatty(x: int) -> str:
+        """Prints."""
+        print("tool output on stdout")
+        return "ok"
+
+    @tool
+    def junk(x: int) -> object:
+        """Returns something that is not JSON."""
+        return {1, 2, 3}
+
+    @tool
+    def huge(x: int) -> str:
+        """Returns a megabyte."""
+        return "z" * 1_000_000
+
+    @tool
+    def stuck(x: int) -> str:
+        """Never returns in time."""
+        release.wait(5)
+        return "late"
+
+    from agentlab.tools import Toolbox
+
+    box = Toolbox([chatty, junk, huge, stuck])
+    assert box.call("chatty", '{"x": 1}').content == "ok"
+    assert "tool output on stdout" in capsys.readouterr().out
+    assert box.call("junk", '{"x": 1}').content == "{1, 2, 3}"
+    big = box.call("huge", '{"x": 1}', max_result_chars=4000)
+    assert len(big.content) < 4100 and big.truncated_chars == 996_000
+    assert "did not finish within 0.1 s" in box.call("stuck", '{"x": 1}', timeout=0.1).error
+    release.set()
+
+
+# --- prompt injection, made safe ---------------------------------------------------------------
+
+INJECTED = 'Summarise the page "recipes/crepes" for me'
+
+
+@pytest.fixture(autouse=False)
+def clean_requests():
+    DELETE_REQUESTS.clear()
+    yield DELETE_REQUESTS
+    DELETE_REQUESTS.clear()
+
+
+def test_without_guards_the_injection_reaches_the_dangerous_tool(clean_requests):
+    run_agent(INJECTED, [fetch_page, delete_files], model="tutor-gullible")
+    assert clean_requests == ["/home"]  # the failure: a tool result steered the model
+
+
+def test_the_allowlist_stops_the_injection(clean_requests):
+    run = run_agent(INJECTED, [fetch_page], model="tutor-gullible")
+    assert run.tool_calls[1].name == "delete_files" and run.tool_calls[1].error.startswith("unknown tool")
+    assert clean_requests == []
+
+
+def test_the_approval_hook_stops_the_injection(clean_requests):
+    def approve(name, arguments):
+        return Deny("deleting files needs a human") if name == "delete_files" else True
+
+    run = run_agent(INJECTED, [fetch_page, delete_files], model="tutor-gullible", approve=approve)
+    assert run.tool_calls[1].denied == "deleting files needs a human"
+    assert clean_requests == []
+    assert run.stop_reason == "answered"
+
+
+def test_the_well_behaved_tutor_ignores_the_injection(clean_requests):
+    run_agent(INJECTED, [fetch_page, delete_files], model="tutor")
+    assert clean_requests == []
