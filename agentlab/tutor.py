@@ -312,14 +312,15 @@ def _sentence(o: Observation, task: str) -> str:
 
 
 def _recovered(o: Observation, observations: list[Observation], tools: list[dict]) -> bool:
-    """An error the model got past: the same tool worked later, or a made-up tool was dropped."""
+    """An error the model got past: a malformed call it fixed, or a made-up tool it dropped."""
     if not o.error:
         return False
     if o.error.startswith("repeat guard"):
         return True
     later = observations[observations.index(o) + 1:]
-    if any(x.name == o.name and not x.error for x in later):
-        return True
+    badly_asked = o.error.startswith(("the arguments for", "wrong arguments for"))
+    if badly_asked and any(x.name == o.name and not x.error for x in later):
+        return True  # it fixed its own call
     known = {_schema(t)[0] for t in tools}
     return o.name not in known and any(not x.error for x in observations)
 
