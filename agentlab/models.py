@@ -104,6 +104,44 @@ class ChatClient:
         return f"<ChatClient {self.default_model} via {where}, priced as {self.priced_as()}>"
 
 
+class LocalClient:
+    """A client that asks a Python function for each reply: no SDK, no HTTP.
+
+    `respond(model, messages, tools, tool_choice) -> message dict` (default: the tutor). Usage
+    follows the tutor's token rule. Benchmarks use it to measure the loop alone, and tests to
+    script a model turn by turn.
+    """
+
+    offline = True
+
+    def __init__(self, respond=None, *, default_model: str = "tutor", priced_as=DEFAULT_TUTOR_PRICE):
+        self.respond = respond or tutor.respond
+        self.default_model = default_model
+        self._priced_as = priced_as
+
+    def priced_as(self, model: str | None = None):
+        return self._priced_as
+
+    def chat(self, model: str | None = None, messages: list | None = None, tools=None, *,
+             tool_choice=None, max_tokens: int | None = None, timeout: float | None = None) -> Response:
+        from types import SimpleNamespace as Obj
+
+        model = model or self.default_model
+        start = time.perf_counter()
+        message = dict(self.respond(model, messages, tools, tool_choice))
+        calls = [Obj(id=c["id"], type="function", function=Obj(**c["function"]))
+                 for c in message.get("tool_calls") or []]
+        usage = Obj(prompt_tokens=tutor.count_tokens(messages, tools),
+                    completion_tokens=tutor.message_tokens(message) - 4)
+        message.setdefault("content", None)
+        return Response(message=message, tool_calls=calls, usage=usage, model=model,
+                        priced_as=self._priced_as, latency_s=time.perf_counter() - start,
+                        finish_reason="tool_calls" if calls else "stop")
+
+    def __repr__(self):
+        return f"<LocalClient {self.default_model}, priced as {self._priced_as}>"
+
+
 def is_tutor(model: str | None) -> bool:
     return model in tutor.PERSONAS
 

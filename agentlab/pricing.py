@@ -47,20 +47,42 @@ class Price:
 def cost_usd(priced_as, prompt_tokens: int, completion_tokens: int) -> float:
     """What these tokens cost at `priced_as`'s prices (a model name, or a Price).
 
-    A model name is priced by genai-prices for these exact token counts, so models whose price
-    depends on the prompt's length (long-context tiers) are charged the right tier.
+    A model name is priced from genai-prices' entry for it. Where that entry is tiered (the
+    price depends on the prompt's length), genai-prices prices these exact counts, so the
+    right tier is charged.
     """
     if isinstance(priced_as, Price):
         return priced_as.cost(prompt_tokens, completion_tokens)
+    flat = _flat_price(str(priced_as))
+    if flat is not None:
+        return flat.cost(prompt_tokens, completion_tokens)
+    from genai_prices import Usage, calc_price
+
+    calc = calc_price(Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
+                      model_ref=str(priced_as))
+    return float(calc.total_price)
+
+
+@functools.lru_cache(maxsize=256)
+def _flat_price(model: str) -> Price | None:
+    """The model's genai-prices entry as a Price if it is flat, None if tiered.
+
+    Looked up once per model: genai-prices takes a few hundred microseconds a lookup, which
+    would otherwise be paid twice on every step of the loop.
+    """
+    from decimal import Decimal
+
     from genai_prices import Usage, calc_price  # slow to import: only when a price is needed
 
     try:
-        calc = calc_price(Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
-                          model_ref=str(priced_as))
+        calc = calc_price(Usage(input_tokens=1, output_tokens=1), model_ref=model)
     except LookupError as e:
-        raise Unpriceable(f"genai-prices has no price for model {priced_as!r} ({e}); pass "
+        raise Unpriceable(f"genai-prices has no price for model {model!r} ({e}); pass "
                           "priced_as='<a model it knows>' or priced_as=Price(...) to connect()") from None
-    return float(calc.total_price)
+    entry = calc.model_price
+    if isinstance(entry.input_mtok, Decimal) and isinstance(entry.output_mtok, Decimal):
+        return Price(float(entry.input_mtok), float(entry.output_mtok), calc.model.id)
+    return None
 
 
 @functools.lru_cache(maxsize=256)

@@ -24,6 +24,7 @@ import enum
 import functools
 import inspect
 import json
+import queue
 import re
 import threading
 import time
@@ -252,24 +253,55 @@ class Overran(Exception):
     """A tool did not finish within its timeout."""
 
 
+class _Worker:
+    """A daemon thread that runs tool calls one at a time. Daemon: a hung tool never keeps
+    Python from exiting. Reused while its calls finish in time; abandoned when one overruns."""
+
+    def __init__(self):
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._serve, daemon=True, name="agentlab-tool").start()
+
+    def _serve(self):
+        while True:
+            job = self.jobs.get()
+            try:
+                job["result"] = job["fn"](**job["kwargs"])
+            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+                job["error"] = e
+            job["done"].set()
+            if job["abandoned"]:
+                return  # its caller gave up on it; a fresh worker has taken its place
+
+
+_idle_workers: queue.SimpleQueue = queue.SimpleQueue()
+
+
 def _run_with_timeout(fn, kwargs: dict, timeout: float | None):
-    """Run fn(**kwargs) in a daemon thread; raise Overran if it overruns its timeout."""
-    box: dict[str, Any] = {}
+    """Run fn(**kwargs) on a worker thread; raise Overran if it overruns its timeout."""
+    try:
+        worker = _idle_workers.get_nowait()
+    except queue.Empty:
+        worker = _Worker()
+    job = {"fn": fn, "kwargs": kwargs, "done": threading.Event(), "abandoned": False}
+    worker.jobs.put(job)
+    if job["done"].wait(timeout):
+        _idle_workers.put(worker)
+    else:
+        job["abandoned"] = True  # the worker exits when (if ever) the call returns
+        if not job["done"].is_set():  # it may have finished just now: then keep the result
+            raise Overran
+    if "error" in job:
+        raise job["error"]
+    return job.get("result")
 
-    def target():
-        try:
-            box["result"] = fn(**kwargs)
-        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread below
-            box["error"] = e
 
-    worker = threading.Thread(target=target, daemon=True, name=f"tool-{getattr(fn, '__name__', 'fn')}")
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        raise Overran
-    if "error" in box:
-        raise box["error"]
-    return box.get("result")
+@functools.lru_cache(maxsize=512)
+def _validator(schema_json: str):
+    """A compiled validator per distinct schema: compiling costs about a millisecond, and a
+    Toolbox is built for every run."""
+    import fastjsonschema
+
+    return fastjsonschema.compile(json.loads(schema_json))
 
 
 class Toolbox:
@@ -310,10 +342,10 @@ class Toolbox:
 
     def _schema_error(self, name: str, arguments) -> str | None:
         """Why the arguments do not match the tool's schema, or None if they do."""
-        import fastjsonschema  # compiles each schema to a fast validator, once per tool
+        import fastjsonschema
 
         if name not in self._validators:
-            self._validators[name] = fastjsonschema.compile(self.tools[name].parameters)
+            self._validators[name] = _validator(json.dumps(self.tools[name].parameters, sort_keys=True))
         try:
             self._validators[name](arguments)
         except fastjsonschema.JsonSchemaValueException as e:
