@@ -189,6 +189,9 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, *, client_timeout: fl
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes; with Nagle's algorithm on, the client's
+        # delayed ACK then holds every keep-alive response back by ~40 ms.
+        disable_nagle_algorithm = True
         timeout = client_timeout  # a client that stalls mid-request is dropped, not waited for
         server_version = "agentlab-tutor"
 
