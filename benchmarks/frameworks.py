@@ -14,6 +14,7 @@ Frameworks that are not installed are skipped with a note.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import pathlib
 import statistics
@@ -158,12 +159,14 @@ def run():
 STEPS = 3  # model calls per run of the scripted task
 
 
-_FOLDER = pathlib.Path(tempfile.mkdtemp(prefix="agentlab-bench-"))
+@functools.lru_cache(maxsize=1)
+def _folder() -> pathlib.Path:
+    return pathlib.Path(tempfile.mkdtemp(prefix="agentlab-bench-"))
 
 
 def script(name: str) -> pathlib.Path:
     """The framework's setup as a file (smolagents reads its tools' source, so exec won't do)."""
-    path = _FOLDER / f"bench_{name.replace('-', '_')}.py"
+    path = _folder() / f"bench_{name.replace('-', '_')}.py"
     if not path.exists():
         path.write_text(SETUPS[name] + '\n\nif __name__ == "__main__":\n    print(run())\n')
     return path
