@@ -190,20 +190,16 @@ def check_success_rates(success_rates) -> Verdict:
 
 @contextlib.contextmanager
 def _environment(**values):
-    saved = {k: os.environ.get(k) for k in values}
-    try:
-        for k, v in values.items():
-            if v is None:
-                os.environ.pop(k, None)
+    """Set (or, for None, remove) environment variables; restore them all afterwards."""
+    from unittest import mock
+
+    with mock.patch.dict(os.environ):
+        for key, value in values.items():
+            if value is None:
+                os.environ.pop(key, None)
             else:
-                os.environ[k] = v
+                os.environ[key] = value
         yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def check_pick_client(pick_client) -> Verdict:

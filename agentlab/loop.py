@@ -92,6 +92,7 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
     client = client or connect(model)
     model = model or client.default_model
     toolbox = Toolbox.of(tools)
+    schemas = toolbox.schemas  # what the model sees, the same at every step
     observers = on_step if isinstance(on_step, (list, tuple)) else [on_step] if on_step else []
     messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": task}]
     priced_as = client.priced_as(model)
@@ -109,15 +110,15 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
     for index in range(limits.max_steps):                                   # STEP LIMIT
         if clock.expired():                                                 # TIME LIMIT
             return _stop(run, clock, "max_seconds", f"{limits.max_seconds:g} s have passed")
-        last = _limit_ahead(index, limits, spend, clock, run, messages, toolbox) if wind_down else None
+        last = _limit_ahead(index, limits, spend, clock, run, messages, schemas) if wind_down else None
         if last:                                                            # WIND-DOWN (optional)
             messages.append({"role": "user", "content": f"[agentlab] {last[1]}. Do not call "
                              "tools; answer now with what you have gathered."})
-        refusal = spend.refuse_call(messages, toolbox.schemas, limits.max_output_tokens)
+        refusal = spend.refuse_call(messages, schemas, limits.max_output_tokens)
         if refusal:                                                         # BUDGET (before)
             return _stop(run, clock, "max_cost", refusal)
         try:                                                                # 1. THINK
-            response = client.chat(model=model, messages=messages, tools=toolbox.schemas,
+            response = client.chat(model=model, messages=messages, tools=schemas,
                                    tool_choice="none" if last else None,
                                    max_tokens=limits.max_output_tokens, timeout=clock.left())
         except Exception as e:  # the API failed after the SDK's retries: keep what we have
@@ -132,7 +133,7 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
         try:
             step.cost_usd = spend.charge(response, len(messages) - 1)
         except Unpriceable as e:                                            # BUDGET fails closed
-            step.cost_usd, step.cost_estimated = _worst_case(spend, messages, toolbox, limits)
+            step.cost_usd, step.cost_estimated = _worst_case(spend, messages, schemas, limits)
             if limits.max_cost_usd is not None:
                 finished(step)
                 return _stop(run, clock, "max_cost", f"{e}; counted as over budget")
@@ -170,13 +171,13 @@ def _act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repea
                         repeat_guard=repeat_guard)
 
 
-def _limit_ahead(index, limits, spend, clock, run, messages, toolbox) -> tuple[str, str] | None:
+def _limit_ahead(index, limits, spend, clock, run, messages, schemas) -> tuple[str, str] | None:
     """For the wind-down: if this is the last step the limits allow, which limit and why."""
     if index == limits.max_steps - 1:
         return "max_steps", f"Step limit reached: this is step {index + 1} of {limits.max_steps}"
     if spend.mode == "before" and spend.max_usd is not None:
         try:
-            bound = spend.call_bound(messages, toolbox.schemas, limits.max_output_tokens)
+            bound = spend.call_bound(messages, schemas, limits.max_output_tokens)
         except Unpriceable:
             return None
         if spend.spent + 2 * bound > spend.max_usd:
@@ -189,10 +190,10 @@ def _limit_ahead(index, limits, spend, clock, run, messages, toolbox) -> tuple[s
     return None
 
 
-def _worst_case(spend: Budget, messages, toolbox, limits) -> tuple[float, bool]:
+def _worst_case(spend: Budget, messages, schemas, limits) -> tuple[float, bool]:
     """A cost for a response that could not be priced: the bound if there is one, flagged."""
     try:
-        return spend.call_bound(messages[:-1], toolbox.schemas, limits.max_output_tokens), True
+        return spend.call_bound(messages[:-1], schemas, limits.max_output_tokens), True
     except Unpriceable:
         return 0.0, True
 
