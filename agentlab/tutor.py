@@ -27,6 +27,7 @@ Left out on purpose: any real language understanding. The tutor is a teaching pr
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import re
@@ -181,13 +182,19 @@ def _expression(task: str) -> str | None:
     return expr.strip()
 
 
-def _timezone(task: str) -> str:
-    from zoneinfo import available_timezones
+@functools.lru_cache(maxsize=1)
+def _zones() -> tuple[str, ...]:
+    from zoneinfo import available_timezones  # reads the zone database from disk: once
 
+    return tuple(sorted(available_timezones()))
+
+
+def _timezone(task: str) -> str:
+    """The IANA zone of a city named in the task ("Tokyo" -> "Asia/Tokyo"), else UTC."""
     for name in _names(task):
-        key = name.replace(" ", "_")
-        for zone in sorted(available_timezones()):
-            if zone.endswith("/" + key):
+        key = "/" + name.replace(" ", "_")
+        for zone in _zones():
+            if zone.endswith(key):
                 return zone
     return "UTC"
 
