@@ -33,6 +33,7 @@ DEFAULT_OFFLINE_MODEL = "tutor"
 DEFAULT_ONLINE_MODEL = "gpt-4o-mini"
 DEFAULT_TUTOR_PRICE = "gpt-4o-mini"  # the real model whose prices the tutor is charged at
 OFFLINE_BASE_URL = "http://tutor.agentlab.invalid/v1"  # never resolved: the transport answers
+RETRY_SECONDS = 10.0  # with less of the run's time left, a failed call is not retried
 
 
 @dataclasses.dataclass
@@ -80,8 +81,10 @@ class ChatClient:
             kwargs[self.max_tokens_param] = max_tokens
         sdk = self.sdk
         if timeout is not None and timeout < (sdk.timeout if isinstance(sdk.timeout, (int, float)) else 600):
-            # The run's time limit bounds this call: no time to retry, so don't.
-            sdk = sdk.with_options(timeout=max(timeout, 0.001), max_retries=0)
+            # The run's time limit bounds this call. With under RETRY_SECONDS left there is
+            # no time to wait and retry, so don't.
+            sdk = sdk.with_options(timeout=max(timeout, 0.001),
+                                   max_retries=0 if timeout < RETRY_SECONDS else sdk.max_retries)
         start = time.perf_counter()
         completion = sdk.chat.completions.create(**kwargs)
         latency = time.perf_counter() - start

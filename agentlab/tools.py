@@ -89,29 +89,31 @@ def _with_enums(fn):
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    summary = doc.split("\n\n")[0].replace("\n", " ").strip()
+    """The summary (first paragraph) and per-argument descriptions, from a Google-style
+    "Args:" section or reST ":param name:" lines."""
+    summary = " ".join(doc.split("\n\n")[0].split())
     args: dict[str, str] = {}
+    section_indent = entry_indent = None  # inside an Args: section, and inside an entry
     current = None
-    in_args = False
     for line in doc.splitlines():
-        stripped = line.strip()
-        param = re.match(r":param\s+(?:\w+\s+)?(\w+):\s*(.*)", stripped)
+        text, indent = line.strip(), len(line) - len(line.lstrip())
+        param = re.match(r":param\s+(?:\w+\s+)?(\w+):\s*(.*)", text)
         if param:
             current, args[param[1]] = param[1], param[2]
             continue
-        if stripped in ("Args:", "Arguments:", "Parameters:"):
-            in_args, current = True, None
+        if text in ("Args:", "Arguments:", "Parameters:"):
+            section_indent, entry_indent, current = indent, None, None
             continue
-        if in_args:
-            entry = re.match(r"(\w+)(?:\s*\([^)]*\))?:\s*(.*)", stripped)
-            if entry and len(line) - len(line.lstrip()) <= 8 and not line.startswith(" " * 9):
-                current, args[entry[1]] = entry[1], entry[2]
-            elif stripped and current:
-                args[current] += " " + stripped
-            elif not stripped:
-                current = None
-            if stripped.endswith(":") and not entry:
-                in_args = False
+        if section_indent is None or not text:
+            continue
+        if indent <= section_indent:  # the next section ("Returns:") or prose: the args end
+            section_indent = current = None
+            continue
+        entry = re.match(r"(\w+)\s*(?:\([^)]*\))?:\s*(.*)", text)
+        if entry and (entry_indent is None or indent <= entry_indent):
+            entry_indent, current, args[entry[1]] = indent, entry[1], entry[2]
+        elif current:
+            args[current] += " " + text
     return summary, {k: v.strip() for k, v in args.items()}
 
 

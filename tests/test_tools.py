@@ -228,3 +228,24 @@ def test_plain_functions_become_tools():
     box = Toolbox.of([shout])
     assert isinstance(box.tools["shout"], Tool)
     assert call(box, "shout", {"text": "hi"}).content == "HI"
+
+
+def test_docstring_sections_after_args_are_not_arguments():
+    @tool
+    def area(width: float, height: float) -> float:
+        """Area of a rectangle.
+
+        Args:
+            width (float): Width in metres,
+                measured inside the walls.
+            height: Height in metres.
+
+        Returns:
+            result: the area in square metres.
+        """
+        return width * height
+
+    props = area.schema["function"]["parameters"]["properties"]
+    assert props["width"]["description"] == "Width in metres, measured inside the walls."
+    assert props["height"]["description"] == "Height in metres."
+    assert set(props) == {"width", "height"}
