@@ -314,6 +314,8 @@ def _sentence(o: Observation, task: str) -> str:
     if o.name == "lookup_country" and isinstance(r, dict) and "capital" in r:
         return (f"The capital of {r['country']} is {r['capital']} (population "
                 f"{r['population_millions']} million, currency {r['currency']}).")
+    if isinstance(r, dict) and isinstance(r.get("text"), str):  # a page or a document
+        r = r["text"]
     text = r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)
     return f"{o.name} says: {text[:300]}{'...' if len(text) > 300 else ''}"
 

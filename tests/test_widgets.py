@@ -133,3 +133,22 @@ def test_display_text_is_short_and_stable(playground):
     bundle = playground._repr_mimebundle_()
     assert bundle["text/plain"] == "<Playground: 2 task(s), 0 run(s)>"
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_the_step_log_updates_live_during_a_run(playground, monkeypatch):
+    import agentlab.widgets as widgets
+
+    seen = []
+    original = widgets.run_agent
+
+    def run_agent(*args, **kwargs):
+        kwargs["on_step"] = [kwargs["on_step"], lambda step: seen.append(playground.log.value)]
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(widgets, "run_agent", run_agent)
+    playground.model.value = "tutor-looper"
+    playground.max_steps.value = 3
+    playground.run_button.click()
+    assert len(seen) == 3
+    assert ["step 0:" in v and "step 1:" not in v for v in seen] == [True, False, False]
+    assert "step 1:" in seen[1] and "step 2:" not in seen[1] and "step 2:" in seen[2]
