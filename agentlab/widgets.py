@@ -42,6 +42,18 @@ _LOG_STYLE = ("font-family: monospace; font-size: 12px; white-space: pre-wrap; m
               "overflow-y: auto; border: 1px solid #ccc; padding: 4px; margin: 0")
 
 
+def _model_choices() -> list[str]:
+    """The tutor's personas, and first the real model when a key or server is configured."""
+    import os
+
+    from .models import DEFAULT_ONLINE_MODEL
+
+    real = []
+    if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
+        real = [os.environ.get("AGENTLAB_MODEL") or DEFAULT_ONLINE_MODEL]
+    return real + [p for p in PERSONAS if p not in real]
+
+
 def _png(figure) -> bytes:
     import matplotlib.pyplot as plt
 
@@ -63,7 +75,7 @@ class Playground:
         self.history: list[Run] = []
         self.last_error: str | None = None
         self._busy = False
-        models = list(models or ([client.default_model] if client else PERSONAS))
+        models = list(models or ([client.default_model] if client else _model_choices()))
 
         narrow = {"description_width": "9em"}
         layout = W.Layout(width="34em")

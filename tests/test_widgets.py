@@ -152,3 +152,11 @@ def test_the_step_log_updates_live_during_a_run(playground, monkeypatch):
     assert len(seen) == 3
     assert ["step 0:" in v and "step 1:" not in v for v in seen] == [True, False, False]
     assert "step 1:" in seen[1] and "step 2:" not in seen[1] and "step 2:" in seen[2]
+
+
+def test_the_model_picker_offers_the_real_model_when_one_is_configured(monkeypatch):
+    assert Playground(TASKS).model.options[0] == "tutor"  # offline: the personas only
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("AGENTLAB_MODEL", "llama3.2")
+    options = Playground(TASKS).model.options
+    assert options[0] == "llama3.2" and "tutor-looper" in options
