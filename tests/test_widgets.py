@@ -160,3 +160,16 @@ def test_the_model_picker_offers_the_real_model_when_one_is_configured(monkeypat
     monkeypatch.setenv("AGENTLAB_MODEL", "llama3.2")
     options = Playground(TASKS).model.options
     assert options[0] == "llama3.2" and "tutor-looper" in options
+
+
+def test_only_standard_ipywidgets_so_any_front_end_renders_it(playground):
+    """JupyterLab, VS Code and Colab render the standard widget set; no custom front-end code."""
+    def walk(widget):
+        yield widget
+        for child in getattr(widget, "children", ()):
+            yield from walk(child)
+
+    modules = {(w._view_module, w._model_module) for w in walk(playground.panel)}
+    assert modules <= {("@jupyter-widgets/controls", "@jupyter-widgets/controls"),
+                       ("@jupyter-widgets/base", "@jupyter-widgets/base")}
+    assert len(list(walk(playground.panel))) > 15
