@@ -208,8 +208,12 @@ def _schema(tool: dict) -> tuple[str, str, dict]:
     return fn.get("name", ""), fn.get("description", "") or "", fn.get("parameters") or {}
 
 
-def _fill_arguments(params: dict, task: str, special: dict) -> dict | None:
-    """Fill a tool's arguments from its schema and the task; None if a required one is missing."""
+FREE_TEXT = {"query", "q", "question", "text", "prompt", "search", "request", "message", "topic"}
+
+
+def _fill_arguments(params: dict, task: str, special: dict) -> tuple[dict | None, str | None]:
+    """Fill a tool's arguments from its schema and the task: (arguments, None), or
+    (None, the name of a required argument the task does not give)."""
     properties = params.get("properties") or {}
     required = set(params.get("required") or [])
     numbers = [float(n) if "." in n else int(n) for n in re.findall(r"-?\d+(?:\.\d+)?", task)]
@@ -230,18 +234,20 @@ def _fill_arguments(params: dict, task: str, special: dict) -> dict | None:
             value = numbers[:] if (prop.get("items") or {}).get("type") in ("integer", "number") else strings[:]
         elif value is None and kind == "boolean" and re.search(r"\b(yes|true|enable)\b", task, re.I):
             value = True
-        if value is None and pname in required and kind == "string":
+        if value is None and pname in required and pname.lower() in FREE_TEXT:
             value = task  # a free-text argument such as a search query: pass the request
         if value is None:
             if pname in required:
-                return None
+                return None, pname
             continue
         args[pname] = value
-    return args
+    return args, None
 
 
-def _plan(task: str, tools: list[dict], observations: list[Observation]) -> list[tuple[str, dict]]:
-    """The tool calls to ask for next: those the task needs and that were not asked for yet."""
+def _plan(task: str, tools: list[dict], observations: list[Observation],
+          needs: list | None = None) -> list[tuple[str, dict]]:
+    """The tool calls to ask for next: those the task needs and that were not asked for yet.
+    Tools that fit but lack a required argument are added to `needs` as (tool, argument)."""
     done = {(o.name, json.dumps(o.arguments, sort_keys=True)) for o in observations}
     named = {_schema(t)[0]: t for t in tools}
     calls: list[tuple[str, dict]] = []
@@ -279,9 +285,11 @@ def _plan(task: str, tools: list[dict], observations: list[Observation]) -> list
             special = {}
             if "expression" in params.get("properties", {}):
                 special["expression"] = _expression(task)
-            args = _fill_arguments(params, task, {k: v for k, v in special.items() if v})
+            args, missing = _fill_arguments(params, task, {k: v for k, v in special.items() if v})
             if args is not None:
                 want(name, args)
+            elif needs is not None:
+                needs.append((name, missing, params["properties"][missing].get("description", "")))
     return calls
 
 
@@ -380,7 +388,8 @@ def respond(model: str, messages: list[dict], tools: list[dict] | None = None,
     tools = tools or []
     task, observations, turn = _episode(messages)
     may_call = tool_choice != "none" and bool(tools)
-    plan = _plan(task, tools, observations) if may_call else []
+    needs: list = []
+    plan = _plan(task, tools, observations, needs) if may_call else []
     persona = model if model in PERSONAS else "tutor"
     names = [_schema(t)[0] for t in tools]
 
@@ -413,6 +422,10 @@ def respond(model: str, messages: list[dict], tools: list[dict] | None = None,
         content = _thinking(task, plan) if persona == "tutor-verbose" else None
         return {"role": "assistant", "content": content,
                 "tool_calls": [_call(turn, i, n, json.dumps(a)) for i, (n, a) in enumerate(plan)]}
+    if not plan and not observations and needs:  # a tool fits, but the task leaves out an argument
+        tool_name, argument, description = needs[0]
+        return {"role": "assistant", "content": f"To use {tool_name} I need the {argument}"
+                f"{f' ({description.rstrip(chr(46))})' if description else ''}: which {argument} do you mean?"}
     answer = _answer(task, observations, tools)
     if tool_choice == "none" and observations:
         answer = "I had to stop before finishing. From what I gathered: " + answer

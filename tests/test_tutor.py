@@ -109,3 +109,32 @@ def test_personas_misbehave_as_documented():
         json.loads(sloppy)
     verbose = ask(coat, model="tutor-verbose")
     assert len(verbose["content"]) == 4 * VERBOSE_TOKENS and verbose["tool_calls"]
+
+
+def test_it_asks_for_an_argument_the_task_leaves_out():
+    @tool
+    def get_forecast(city: str, days: int = 3) -> dict:
+        """Get the weather forecast for a city.
+
+        Args:
+            city: The city's name.
+            days: How many days ahead.
+        """
+        return {"city": city, "days": days}
+
+    run = run_agent("What is the weather forecast for tomorrow?", [get_forecast])
+    assert run.tool_calls == []
+    assert run.answer == "To use get_forecast I need the city (The city's name): which city do you mean?"
+    run = run_agent("What is the weather forecast for Oslo?", [get_forecast])
+    assert json.loads(run.tool_calls[0].arguments) == {"city": "Oslo"}  # days keeps its default
+
+
+def test_free_text_arguments_get_the_request():
+    @tool
+    def search_notes(query: str) -> list:
+        """Search my notes."""
+        return ["pizza dough: 500 g flour"]
+
+    run = run_agent("search my notes about pizza", [search_notes])
+    assert json.loads(run.tool_calls[0].arguments) == {"query": "search my notes about pizza"}
+    assert "pizza dough" in run.answer
