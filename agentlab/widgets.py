@@ -110,7 +110,7 @@ class Playground:
         self.status = W.HTML(value="Set the limits, then press Run.")
         self.log = W.HTML(value=self._log_html([]))
         self.history_plot = W.Image(format="png", layout=W.Layout(max_width="60em"))
-        self.run_plot = W.Image(format="png", layout=W.Layout(max_width="60em"))
+        self.run_plot = W.Image(format="png", layout=W.Layout(max_width="80em"))
 
         self.run_button.on_click(lambda _: self.run())
         self.clear_button.on_click(lambda _: self.clear())
@@ -183,7 +183,7 @@ class Playground:
         return target
 
     def redraw(self) -> None:
-        """Plot steps and cost per run over the history, and the last run's cost and tokens."""
+        """Plot steps and cost per run over the history; the last run's cost, tokens and time."""
         import matplotlib.pyplot as plt
 
         from . import plots
@@ -195,9 +195,10 @@ class Playground:
         plots.cost_per_run(self.history, cost)
         fig.tight_layout()
         self.history_plot.value = _png(fig)
-        fig, (spent, tokens) = plt.subplots(1, 2, figsize=(11, 4.5))
+        fig, (spent, tokens, times) = plt.subplots(1, 3, figsize=(16, 4.5))
         plots.cumulative_cost(self.history[-1], spent)
         plots.tokens_per_step(self.history[-1], tokens)
+        plots.timeline(self.history[-1], times)
         fig.tight_layout()
         self.run_plot.value = _png(fig)
 

@@ -43,7 +43,7 @@ def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
     from agentlab import plots
 
     drawn = {}
-    for name in ("steps_per_run", "cost_per_run", "cumulative_cost", "tokens_per_step"):
+    for name in ("steps_per_run", "cost_per_run", "cumulative_cost", "tokens_per_step", "timeline"):
         original = getattr(plots, name)
 
         def spy(data, ax, _original=original, _name=name):
@@ -59,6 +59,7 @@ def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
     assert [p.get_height() for p in drawn["steps_per_run"].patches] == [1, 2, 3]
     assert len(drawn["cost_per_run"].patches) == 3
     assert len(drawn["cumulative_cost"].get_lines()[0].get_xdata()) == 3  # the last run's steps
+    assert len(drawn["tokens_per_step"].patches) == 2 * 3 and len(drawn["timeline"].patches) == 2 * 3
     assert bytes(playground.history_plot.value).startswith(b"\x89PNG")
     assert bytes(playground.run_plot.value).startswith(b"\x89PNG")
 
