@@ -10,6 +10,7 @@ a reference solution, so the checks themselves are tested whenever the notebooks
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import json
@@ -99,10 +100,7 @@ def check_temperature_tool(candidate) -> Verdict:
 def check_count_tool_calls(count_tool_calls) -> Verdict:
     """count_tool_calls(run) -> {tool name: how many times the model asked for it}."""
     run = run_agent("Is it warmer in the capital of Japan or the capital of France?", COURSE_TOOLS)
-    expected: dict[str, int] = {}
-    for step in run.steps:
-        for call in step.tool_calls:
-            expected[call.name] = expected.get(call.name, 0) + 1
+    expected = dict(collections.Counter(call.name for call in run.tool_calls))
     got, failed = _attempt("count_tool_calls(run)", count_tool_calls, run)
     if failed is not None:
         return failed

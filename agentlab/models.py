@@ -135,7 +135,7 @@ class LocalClient:
         calls = [Obj(id=c["id"], type="function", function=Obj(**c["function"]))
                  for c in message.get("tool_calls") or []]
         usage = Obj(prompt_tokens=tutor.count_tokens(messages, tools),
-                    completion_tokens=tutor.message_tokens(message) - 4)
+                    completion_tokens=tutor.completion_tokens(message))
         message.setdefault("content", None)
         return Response(message=message, tool_calls=calls, usage=usage, model=model,
                         priced_as=self._priced_as, latency_s=time.perf_counter() - start,

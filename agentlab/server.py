@@ -84,7 +84,7 @@ def complete(body: dict) -> tuple[dict, float]:
     message = tutor.respond(model, messages, tools, body.get("tool_choice"))
     finish = "tool_calls" if message.get("tool_calls") else "stop"
     prompt_tokens = tutor.count_tokens(messages, tools)
-    completion_tokens = tutor.message_tokens(message) - 4  # no per-message overhead on output
+    completion_tokens = tutor.completion_tokens(message)
     cap = body.get("max_completion_tokens") or body.get("max_tokens")
     if cap is not None and completion_tokens > cap:  # like a real model: cut at the cap
         message = {"role": "assistant", "content": (message.get("content") or "")[: cap * 4]}
@@ -195,25 +195,27 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, *, client_timeout: fl
         timeout = client_timeout  # a client that stalls mid-request is dropped, not waited for
         server_version = "agentlab-tutor"
 
-        def _answer(self, method):
+        def _read(self, method) -> tuple[int, dict, float]:
+            """Read the body within the size cap and the client timeout, then ask the API."""
             try:
                 length = int(self.headers.get("Content-Length") or 0)
             except ValueError:
                 length = -1
-            if length < 0 or length > MAX_BODY_BYTES:
-                status, payload, delay = 413 if length > 0 else 400, APIError(
-                    413 if length > 0 else 400,
-                    f"Content-Length must be between 0 and {MAX_BODY_BYTES:,}.").body(), 0.0
-                self.close_connection = True
-            else:
+            try:
+                if not 0 <= length <= MAX_BODY_BYTES:
+                    raise APIError(413 if length > 0 else 400,
+                                   f"Content-Length must be between 0 and {MAX_BODY_BYTES:,}.")
                 try:
                     body = self.rfile.read(length)
                 except (TimeoutError, OSError):  # a client that stalls mid-body
-                    self.close_connection = True
-                    status, payload, delay = 408, APIError(
-                        408, f"The request body did not arrive within {client_timeout:g} s.").body(), 0.0
-                else:
-                    status, payload, delay = handle(method, self.path, body)
+                    raise APIError(408, f"The request body did not arrive within {client_timeout:g} s.") from None
+            except APIError as refusal:
+                self.close_connection = True  # the rest of what it sent cannot be trusted
+                return refusal.status, refusal.body(), 0.0
+            return handle(method, self.path, body)
+
+        def _answer(self, method):
+            status, payload, delay = self._read(method)
             if delay:
                 time.sleep(delay)
             data = json.dumps(payload).encode()

@@ -63,6 +63,11 @@ def message_tokens(message: dict) -> int:
     return 4 + text_tokens(content) + (text_tokens(json.dumps(calls)) if calls else 0)
 
 
+def completion_tokens(message: dict) -> int:
+    """The reply's tokens: its content and tool calls, without the per-message overhead."""
+    return message_tokens(message) - 4
+
+
 def count_tokens(messages: list[dict], tools: list[dict] | None) -> int:
     """Prompt tokens: 3 to prime the reply + every message + the tool schemas as JSON."""
     return 3 + sum(message_tokens(m) for m in messages) + (
