@@ -81,7 +81,10 @@ def _check_request(body: dict) -> None:
 def complete(body: dict) -> tuple[dict, float]:
     """A chat.completion for a checked request, and how long the tutor 'thinks' first."""
     model, messages, tools = body["model"], body["messages"], body.get("tools")
-    message = tutor.respond(model, messages, tools, body.get("tool_choice"))
+    message = tutor.respond(model, messages, tools, body.get("tool_choice"),
+                            parallel_tool_calls=body.get("parallel_tool_calls", True),
+                            response_format=body.get("response_format"),
+                            temperature=body.get("temperature"), seed=body.get("seed"))
     finish = "tool_calls" if message.get("tool_calls") else "stop"
     prompt_tokens = tutor.count_tokens(messages, tools)
     completion_tokens = tutor.completion_tokens(message)
@@ -99,7 +102,7 @@ def complete(body: dict) -> tuple[dict, float]:
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens},
     }
-    return response, tutor.SLOW_SECONDS if model == "tutor-slow" else 0.0
+    return response, tutor.think_seconds(model)
 
 
 def models_list() -> dict:

@@ -43,6 +43,11 @@ PERSONAS = {
     "tutor-gullible": "obeys instructions it finds inside tool results (prompt injection)",
 }
 SLOW_SECONDS = 1.0
+
+
+def think_seconds(model: str) -> float:
+    """How long the persona 'thinks' before it answers (the server waits that long)."""
+    return SLOW_SECONDS if model == "tutor-slow" else 0.0
 VERBOSE_TOKENS = 600  # how long tutor-verbose's messages are (under the default 1024-token cap)
 
 # ---------------------------------------------------------------------------------------------
@@ -388,8 +393,12 @@ def _injected_call(observations: list[Observation], tools: list[dict]) -> tuple[
 
 
 def respond(model: str, messages: list[dict], tools: list[dict] | None = None,
-            tool_choice=None) -> dict:
-    """The tutor's next assistant message for this conversation (a chat-completions message)."""
+            tool_choice=None, *, parallel_tool_calls: bool = True, response_format=None,
+            temperature: float | None = None, seed: int | None = None) -> dict:
+    """The tutor's next assistant message for this conversation (a chat-completions message).
+
+    The arguments are the request's fields of the same names, already checked by the server.
+    """
     tools = tools or []
     task, observations, turn = _episode(messages)
     may_call = tool_choice != "none" and bool(tools)
