@@ -15,6 +15,7 @@ Left out on purpose: streaming, and every endpoint but /v1/chat/completions and 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -78,10 +79,15 @@ def _check_request(body: dict) -> None:
         raise APIError(400, "The offline tutor does not stream; leave 'stream' unset.", param="stream")
 
 
-def complete(body: dict) -> tuple[dict, float]:
-    """A chat.completion for a checked request, and how long the tutor 'thinks' first."""
+def complete(body: dict, respond=None) -> tuple[dict, float]:
+    """A chat.completion for a checked request, and how long the tutor 'thinks' first.
+
+    respond: the model to ask instead of the tutor (tests script a model turn by turn); its
+    reply goes through the same usage and token-cap rule as the tutor's.
+    """
     model, messages, tools = body["model"], body["messages"], body.get("tools")
-    message = tutor.respond(model, messages, tools, body.get("tool_choice"),
+    respond = respond or tutor.respond
+    message = respond(model, messages, tools, body.get("tool_choice"),
                             parallel_tool_calls=body.get("parallel_tool_calls", True),
                             response_format=body.get("response_format"),
                             temperature=body.get("temperature"), seed=body.get("seed"))
@@ -111,7 +117,7 @@ def models_list() -> dict:
         for name in tutor.PERSONAS]}
 
 
-def handle(method: str, path: str, body: bytes) -> tuple[int, dict, float]:
+def handle(method: str, path: str, body: bytes, respond=None) -> tuple[int, dict, float]:
     """The whole API: (status, JSON body, delay in seconds) for one HTTP request."""
     path = path.split("?")[0].rstrip("/")
     try:
@@ -132,7 +138,7 @@ def handle(method: str, path: str, body: bytes) -> tuple[int, dict, float]:
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise APIError(400, f"The body is not valid JSON: {e}.") from None
         _check_request(request)
-        response, delay = complete(request)
+        response, delay = complete(request, respond)
         return 200, response, delay
     except APIError as e:
         return e.status, e.body(), 0.0
@@ -154,8 +160,10 @@ def sdk_http():
     return importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0])
 
 
-def make_transport(handler=handle):
+def make_transport(handler=handle, *, respond=None):
     """An SDK transport that answers every request with `handler`, in this process.
+
+    respond: a scripted model to use instead of the tutor (see `complete`).
 
     handler(method, path, body) returns (status, payload, delay) like `handle`, optionally with
     a fourth item, a dict of response headers. A bytes payload is sent as it is (tests use that
@@ -163,6 +171,8 @@ def make_transport(handler=handle):
     transport failure would (tests raise timeouts and dropped connections that way).
     """
     http = sdk_http()
+    if respond is not None:
+        handler = functools.partial(handle, respond=respond)
 
     class TutorTransport(http.BaseTransport):
         def handle_request(self, request):
