@@ -179,7 +179,8 @@ def check_allowlist(run_agent, timeout: float) -> Entry:
 
 def check_bad_json(run_agent, timeout: float) -> Entry:
     expect = "malformed arguments do not crash the loop: the call is answered with an error"
-    model = "sends calculate the arguments '{\"expression\": \"2 + 2\"' (no closing brace), then fixes them"
+    model = ("sends calculate the arguments '{\"expression\": \"2 + 2\"' (no closing brace), "
+             "then fixes them")
 
     def reply(n):
         if n == 0:
@@ -290,8 +291,8 @@ def check_time(run_agent, timeout: float) -> Entry:
                    lambda n: s.asks(s.tool_call(n, 0, "wait_for_reply", {"ticket": "T-9"}))
                    if n == 0 else None, timeout, on_abandon=[release.set])
     release.set()
-    hint = ("run each tool call in a thread and wait about a second at most (thread.join(timeout)); "
-            "send back an error if it has not finished")
+    hint = ("run each tool call in a thread and wait about a second at most "
+            "(thread.join(timeout)); send back an error if it has not finished")
     failure = _run_failed(trial, timeout)
     if failure:
         return _failed_entry("time", trial, failure, expect, model, hint, chapter=False)
@@ -314,7 +315,8 @@ def check_repeats(run_agent, timeout: float) -> Entry:
         return _failed_entry("repeats", trial, failure, expect, model, hint, chapter=False)
     runs = len(trial.tool_calls)
     held = runs <= MAX_IDENTICAL_RUNS
-    loop = f"ran track_parcel('P-1') {runs} times over {len(trial.requests)} model calls, {_returned(trial)}"
+    loop = (f"ran track_parcel('P-1') {runs} times over {len(trial.requests)} model calls, "
+            f"{_returned(trial)}")
     return _entry("repeats", trial, held, expect, model, loop, hint, chapter=False)
 
 

@@ -65,7 +65,8 @@ class WatchedClient:
         if self.abandoned or len(self.requests) >= self.max_calls:
             time.sleep(0.05)  # a loop that swallows even GauntletStop spins slowly, not hot
             raise GauntletStop("the gauntlet stopped watching this run")
-        names = [(t.get("function") or t).get("name", "?") for t in tools or [] if isinstance(t, dict)]
+        names = [(t.get("function") or t).get("name", "?")
+                 for t in tools or [] if isinstance(t, dict)]
         request = Request(messages=_copy(messages), tools=names, output_before=self.output.size())
         self.requests.append(request)
         try:
