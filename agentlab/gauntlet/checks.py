@@ -234,7 +234,10 @@ def check_truncation(run_agent, timeout: float) -> Entry:
     held = bool(later) and longest <= MAX_RESULT_CHARS
     note = ""
     if sent is not None and not _is_json(sent):
-        note = " (cut mid-way: no longer valid JSON, and nothing tells the model it was cut)"
+        note = " (cut mid-way: no longer valid JSON"
+        if sent[-40:] in s.FLOOD_JSON:  # it ends inside the log itself: no marker follows
+            note += ", and nothing tells the model it was cut"
+        note += ")"
     loop = (f"sent back {len(sent or ''):,} characters{note}, longest message {longest:,}, "
             f"{_returned(trial)}")
     return _entry("truncation", trial, held, expect, model, loop, hint)

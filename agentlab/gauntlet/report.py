@@ -55,7 +55,7 @@ class Report:
     def summary(self) -> str:
         n, k = len(self.entries), len(self.held)
         if k == n:
-            return f"✓ All {n} checks held."
+            return f"✓ All checks held ({n} of {n})."
         return f"✗ Not yet: {k} of {n} checks held; broken: {', '.join(self.broken)}."
 
     def __repr__(self):

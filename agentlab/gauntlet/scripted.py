@@ -99,14 +99,15 @@ def order_lookup(broken: bool = False) -> HostileTool:
 
 DATABASE_DOWN = "the orders database is unavailable"
 FLOOD_CHARS = 1_000_000
+_LOG_LINE = "2026-01-01 00:00:00 INFO request served in 12 ms\n"
+FLOOD = (_LOG_LINE * (FLOOD_CHARS // len(_LOG_LINE) + 1))[:FLOOD_CHARS]
+FLOOD_JSON = json.dumps(FLOOD) + FLOOD  # the log as a loop may send it: JSON or plain
 
 
 def log_reader() -> HostileTool:
     """Returns a log of a million characters: far more than any prompt should carry."""
-    line = "2026-01-01 00:00:00 INFO request served in 12 ms\n"
-    text = (line * (FLOOD_CHARS // len(line) + 1))[:FLOOD_CHARS]
     return HostileTool("read_log", "Read a server log file.",
-                       _one_string("name", "the log file's name"), lambda name: text)
+                       _one_string("name", "the log file's name"), lambda name: FLOOD)
 
 
 def hanging_waiter(release: threading.Event, longest: float = 60.0) -> HostileTool:
