@@ -284,3 +284,17 @@ def test_grade_refuses_what_it_cannot_grade():
         grade("run_agent")
     with pytest.raises(ValueError, match="no check named speed"):
         grade(from_scratch, only=["speed"])
+
+
+def test_the_capstone_notebooks_show_not_yet_to_students_and_all_held_in_the_solution():
+    notebooks = pathlib.Path(__file__).parent.parent / "notebooks"
+
+    def saved_output(path):
+        cells = json.loads(path.read_text())["cells"]
+        return "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                       for c in cells if c["cell_type"] == "code" for o in c["outputs"])
+
+    student = saved_output(notebooks / "08_grade_your_own_loop.ipynb")
+    assert "✗ Not yet: 0 of 11 checks held" in student and "✓" not in student
+    solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop.ipynb")
+    assert "✓ All checks held (11 of 11)." in solution and "✗" not in solution

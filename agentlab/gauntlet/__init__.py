@@ -43,8 +43,8 @@ The chapter's guardrails
                    message (an informative error the model can act on).
     truncation     the tool returns 1,000,000 characters. Held: no message in the next request
                    is longer than 20,000 characters. (The API refuses a body over 1 MB, so a loop
-                   that does not cut crashes on its next call.) A cut that leaves invalid JSON
-                   with no marker still holds; the evidence says so.
+                   that does not cut crashes on its next call.) A cut that leaves invalid JSON,
+                   or ends with no marker saying it was cut, still holds; the evidence says so.
     observability  the model calls calculate, then lookup_order, then answers. Held: each tool's
                    name is printed or logged while the run goes, after the call was asked for and
                    before the next model call. Observed: stdout and stderr (swapped for a buffer
@@ -72,7 +72,7 @@ Left out on purpose: grading the answer's wording, and anything that needs a rea
 
 from __future__ import annotations
 
-from .checks import CHECKS
+from .checks import CHECKS, warm_up
 from .report import Entry, Report
 from .watch import GauntletStop
 
@@ -92,6 +92,7 @@ def grade(run_agent, *, timeout: float = 2.0, only=None) -> Report:
     unknown = [n for n in names if n not in CHECKS]
     if unknown:
         raise ValueError(f"no check named {', '.join(unknown)}; the checks are {', '.join(CHECKS)}")
+    warm_up()
     return Report([CHECKS[name](run_agent, timeout) for name in names])
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 from ..models import connect
+from ..pricing import estimate_cost
 from ..server import make_transport
 from . import scripted as s
 from .report import Entry
@@ -35,6 +36,16 @@ def _watch(run_agent, task: str, tools: list, reply, timeout: float, *, max_step
     return run_with_timeout(trial, run_agent, args,
                             {"max_steps": max_steps, "max_cost_usd": max_cost_usd},
                             timeout, on_abandon)
+
+
+def warm_up() -> None:
+    """One model call outside any timed run: the SDK's first request and the first price
+    lookup load code (about 0.2 s here), which a student's first check should not pay for."""
+    client = connect(MODEL, transport=make_transport(respond=s.scripted(lambda n: None)),
+                     priced_as=PRICED_AS, max_retries=0)
+    response = client.chat(model=MODEL, messages=[{"role": "user", "content": "Ready?"}],
+                           tools=[s.calculator().schema])
+    estimate_cost(response)
 
 
 def _short(value, limit: int = 70) -> str:
