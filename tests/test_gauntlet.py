@@ -234,6 +234,26 @@ def test_plausible_wrong_loops_break_the_check_they_get_wrong(check, loop_change
     assert grade(loop, only=[check]).broken == [check]
 
 
+def test_a_loop_that_does_not_offer_the_tools_breaks_answers():
+    def forgets_tools(user_message, tools, tool_impls, client, model, **limits):
+        return from_scratch(user_message, None, tool_impls, client, model, **limits)
+
+    entry = grade(forgets_tools, only=["answers"])["answers"]
+    assert not entry.held and "sent without the tools" in entry.loop
+    assert "tools=tools" in entry.hint
+
+
+def test_evidence_never_shows_a_key(monkeypatch):
+    key = "sk-" + "A1b2C3d4" * 5
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    def leaks(*args, **kwargs):
+        raise RuntimeError(f"bad key {key}")
+
+    report = grade(leaks, only=["answers"])
+    assert key not in repr(report) and key not in report._repr_html_()
+
+
 def test_observability_counts_log_records_that_pass_the_loggers_level():
     logger = logging.getLogger("student.loop")
     logger.setLevel(logging.INFO)

@@ -21,9 +21,10 @@ something other than a str, or has not returned after `timeout` seconds (2 by de
 broken, with what it raised or returned as the evidence. Then:
 
 The chapter's guardrails
-    answers        the plain loop. The model asks for calculate, then answers. Held: the tool ran
-                   once, its result went back in a tool message, and run_agent returned the
-                   model's answer text (surrounding whitespace aside).
+    answers        the plain loop. The model asks for calculate, then answers. Held: every model
+                   call offered the tools, the tool ran once, its result went back in a tool
+                   message, and run_agent returned the model's answer text (surrounding
+                   whitespace aside).
     max_steps      the model never stops asking for tools. run_agent gets max_steps=3. Held: at
                    most 3 model calls.
     budget         every call costs about $0.0004 (long musings with each tool call); run_agent

@@ -9,6 +9,7 @@ import threading
 
 from ..models import connect
 from ..pricing import estimate_cost
+from ..records import redact
 from ..server import make_transport
 from . import scripted as s
 from .report import Entry
@@ -74,7 +75,7 @@ def _returned(trial: Trial) -> str:
 
 
 def _entry(name, trial, held, expect, model, loop, hint="", chapter=True) -> Entry:
-    return Entry(name=name, held=held, expect=expect, model=model, loop=loop,
+    return Entry(name=name, held=held, expect=expect, model=model, loop=redact(loop),
                  cost_usd=trial.client.cost_usd, calls=len(trial.requests),
                  hint="" if held else hint, chapter=chapter)
 
@@ -107,7 +108,8 @@ def _requests(trial: Trial) -> str:
 def check_answers(run_agent, timeout: float) -> Entry:
     """The plain loop: one tool call, then the model's answer comes back as the return value."""
     final = "17 * 23 is 391."
-    expect = "a tool call is run and its result sent back; the model's answer is returned"
+    expect = ("the tools are offered on every call, a tool call is run and its result sent "
+              "back, the model's answer is returned")
     model = "asks calculate('17 * 23'), then answers " + repr(final)
     trial = _watch(run_agent, "What is 17 * 23?", [s.calculator()],
                    lambda n: s.asks(s.tool_call(n, 0, "calculate", {"expression": "17 * 23"}))
@@ -118,11 +120,15 @@ def check_answers(run_agent, timeout: float) -> Entry:
                              "send the model's tool calls to tool_impls and the results back")
     ran = [c.name for c in trial.tool_calls]
     result = _answer_to(trial, "call_0_0")
+    toolless = [n for n, r in enumerate(trial.requests) if "calculate" not in r.tools]
     held = ran == ["calculate"] and result is not None and "391" in result and (
-        trial.returned.strip() == final)
+        trial.returned.strip() == final) and not toolless
     loop = f"ran {ran or 'no tool'}, sent back {_short(result)}, {_returned(trial)}"
-    return _entry("answers", trial, held, expect, model, loop,
-                  "return response.message['content'] when the model answers without a tool call")
+    hint = "return response.message['content'] when the model answers without a tool call"
+    if toolless:
+        loop += f"; model call {toolless[0] + 1} was sent without the tools"
+        hint = "send tools=tools with every client.chat call: the model can only ask for those"
+    return _entry("answers", trial, held, expect, model, loop, hint)
 
 
 def check_max_steps(run_agent, timeout: float) -> Entry:
