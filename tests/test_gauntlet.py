@@ -1,0 +1,320 @@
+"""The gauntlet grades loops it cannot read: the chapter's listing, broken loops, good ones."""
+
+import json
+import logging
+import pathlib
+import threading
+import time
+
+import pytest
+
+import agentlab
+from agentlab import estimate_cost
+from agentlab.gauntlet import BEYOND_THE_CHAPTER, CHAPTER_CHECKS, CHECKS, grade
+
+LISTING = (pathlib.Path(__file__).parent / "data" / "chapter51_listing.py").read_text()
+EVERY_CHECK = list(CHECKS)
+
+
+def chapter_listing():
+    """The chapter's run_agent, exactly as printed, with agentlab's estimate_cost as its global."""
+    namespace = {"estimate_cost": estimate_cost}
+    exec(compile(LISTING, "chapter51_listing.py", "exec"), namespace)
+    return namespace["run_agent"]
+
+
+def on_agentlab(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+    """The chapter's signature over agentlab.run_agent: every guardrail is the library's."""
+    limits = agentlab.Limits(max_steps=max_steps, max_cost_usd=max_cost_usd, tool_timeout=0.3)
+    run = agentlab.run_agent(user_message, (tools, tool_impls), client=client, model=model,
+                             limits=limits, on_step=agentlab.print_step)
+    return run.answer if run.answer is not None else f"Stopped: {run.stop_detail}"
+
+
+# --- a loop written from scratch that holds every check (as in the solutions notebook) -------
+
+TOOL_TIMEOUT_S, MAX_RESULT_CHARS, MAX_REPEATS = 0.3, 4000, 2
+
+
+def call_with_timeout(function, arguments, seconds):
+    box = {}
+
+    def target():
+        try:
+            box["result"] = function(**arguments)
+        except Exception as e:
+            box["error"] = e
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise TimeoutError(f"the tool did not finish within {seconds} s")
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def run_one_call(name, raw_arguments, tool_impls, history):
+    if name not in tool_impls:
+        return {"error": f"unknown tool {name!r}"}
+    try:
+        arguments = json.loads(raw_arguments or "{}")
+    except json.JSONDecodeError as e:
+        return {"error": f"arguments are not valid JSON: {e}"}
+    history.append((name, json.dumps(arguments, sort_keys=True)))
+    if history[-(MAX_REPEATS + 1):] == [history[-1]] * (MAX_REPEATS + 1):
+        return {"error": "the same call again: not run; use the earlier result"}
+    try:
+        return call_with_timeout(tool_impls[name], arguments, TOOL_TIMEOUT_S)
+    except Exception as e:
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
+def from_scratch(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+    messages = [{"role": "user", "content": user_message}]
+    spent, history = 0.0, []
+    for step in range(max_steps):
+        response = client.chat(model=model, messages=messages, tools=tools)
+        spent += estimate_cost(response)
+        messages.append(response.message)
+        if not response.tool_calls:
+            return response.message["content"]
+        for call in response.tool_calls:
+            print(f"step {step}: {call.function.name}({call.function.arguments})")
+            result = json.dumps(run_one_call(call.function.name, call.function.arguments,
+                                             tool_impls, history), default=str)
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": result[:MAX_RESULT_CHARS]})
+        if spent > max_cost_usd:
+            return "Stopped: over budget."
+    return "Stopped: step limit reached."
+
+
+# --- the three loops the issue names ---------------------------------------------------------
+
+
+def test_the_chapters_listing_holds_its_own_guardrails_and_breaks_the_rest():
+    report = grade(chapter_listing(), timeout=1.0)
+    assert report.broken == [
+        "bad_json",  # json.loads sits outside the try: malformed arguments crash the loop
+        "time",      # nothing bounds a tool call: a hung tool hangs the run
+        "repeats",   # the same call runs on every step until max_steps (8 times)
+    ]
+    # Held, with the caveats the evidence states: the budget is checked after paying (one call
+    # over), the 4000-character cut leaves invalid JSON with no marker, the allowlist is
+    # tool_impls, every parallel call is answered because the loop walks all of them.
+    assert report.held == ["answers", "max_steps", "budget", "allowlist", "tool_error",
+                           "truncation", "observability", "unanswered_tool_calls"]
+    assert "JSONDecodeError" in report["bad_json"].loop
+    assert "over the budget" in report["budget"].loop
+    assert report["budget"].calls == 3  # crossed on the third call, then stopped
+    assert "no longer valid JSON" in report["truncation"].loop
+    assert "did not return within 1 s" in report["time"].loop
+    assert "8 times" in report["repeats"].loop
+
+
+def test_a_loop_without_a_step_limit_breaks_max_steps_and_the_grader_still_returns():
+    def no_limit(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.5):
+        messages = [{"role": "user", "content": user_message}]
+        while True:  # no step limit, no budget
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                try:
+                    result = tool_impls[call.function.name](**json.loads(call.function.arguments))
+                except Exception as e:
+                    result = {"error": str(e)}
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result)[:4000]})
+
+    start = time.perf_counter()
+    report = grade(no_limit, timeout=1.0)
+    assert time.perf_counter() - start < 15  # ~1 s: only the hung tool waits for the timeout
+    assert "max_steps" in report.broken
+    assert "made 26 model calls" in report["max_steps"].loop  # until the model gave up
+    # It also spends past its budget, prints nothing, waits on the hung tool and repeats.
+    assert report.broken == ["max_steps", "budget", "observability", "time", "repeats"]
+
+
+@pytest.mark.parametrize("loop", [on_agentlab, from_scratch], ids=["on_agentlab", "from_scratch"])
+def test_a_loop_with_every_guardrail_holds_every_check(loop):
+    start = time.perf_counter()
+    report = grade(loop)
+    assert report.broken == [], report
+    assert report.held == EVERY_CHECK
+    assert time.perf_counter() - start < 10  # ~1 s here
+
+
+# --- loops that fail in the ways a student's might -------------------------------------------
+
+
+def test_a_stub_raising_or_wrongly_typed_loop_is_graded_not_crashing():
+    def stub(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        ...
+
+    def raises(*args, **kwargs):
+        raise NotImplementedError
+
+    def crashes(*args, **kwargs):
+        return {}["missing"]
+
+    def returns_a_run(user_message, tools, tool_impls, client, model, **limits):
+        return agentlab.run_agent(user_message, (tools, tool_impls), client=client, model=model,
+                                  limits=agentlab.Limits(tool_timeout=0.2))
+
+    for loop, evidence in [(stub, "returned None"), (raises, "raised NotImplementedError"),
+                           (crashes, "raised KeyError"), (returns_a_run, "returned Run")]:
+        report = grade(loop, timeout=1.0)
+        assert report.held == [], loop.__name__
+        assert all(evidence in e.loop for e in report.entries), (loop.__name__, report)
+    assert "fill in run_agent" in grade(stub, only=["answers"])["answers"].hint
+
+
+def test_a_hanging_loop_is_abandoned_after_the_timeout():
+    release = threading.Event()
+
+    def hangs(*args, **kwargs):
+        release.wait(30)
+
+    start = time.perf_counter()
+    report = grade(hangs, timeout=0.2)
+    elapsed = time.perf_counter() - start
+    release.set()
+    assert report.held == []
+    assert all("did not return within 0.2 s" in e.loop for e in report.entries)
+    assert elapsed < 5  # 11 checks x 0.2 s
+
+
+def test_an_abandoned_loop_stops_at_its_next_model_call():
+    before = sum(t.name == "gauntlet-run" for t in threading.enumerate())
+    report = grade(chapter_listing(), timeout=0.3, only=["time"])
+    assert report.broken == ["time"]
+    deadline = time.monotonic() + 5
+    while sum(t.name == "gauntlet-run" for t in threading.enumerate()) > before:
+        assert time.monotonic() < deadline, "the abandoned run's thread did not end"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("check, loop_change", [
+    ("max_steps", "off by one"), ("unanswered_tool_calls", "first call only"),
+    ("tool_error", "vague error"), ("observability", "prints at the end"),
+    ("truncation", "cuts after sending"), ("budget", "ignores the budget"),
+])
+def test_plausible_wrong_loops_break_the_check_they_get_wrong(check, loop_change):
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages, spent, log = [{"role": "user", "content": user_message}], 0.0, []
+        steps = max_steps + 1 if loop_change == "off by one" else max_steps
+        for step in range(steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            spent += estimate_cost(response)
+            if spent > max_cost_usd and loop_change != "ignores the budget":
+                return "Stopped: budget."
+            messages.append(response.message)
+            if not response.tool_calls:
+                print("\n".join(log))
+                return response.message["content"]
+            calls = response.tool_calls
+            if loop_change == "first call only":
+                calls = calls[:1]
+            for call in calls:
+                line = f"calling {call.function.name}"
+                print(line) if loop_change != "prints at the end" else log.append(line)
+                try:
+                    result = tool_impls[call.function.name](**json.loads(call.function.arguments))
+                except Exception as e:
+                    vague = loop_change == "vague error"
+                    result = {"error": "the tool failed" if vague else str(e)}
+                text = json.dumps(result)
+                limit = 10**7 if loop_change == "cuts after sending" else 4000
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": text[:limit]})
+        return "Stopped: steps."
+
+    assert grade(loop, only=[check]).broken == [check]
+
+
+def test_a_loop_that_does_not_offer_the_tools_breaks_answers():
+    def forgets_tools(user_message, tools, tool_impls, client, model, **limits):
+        return from_scratch(user_message, None, tool_impls, client, model, **limits)
+
+    entry = grade(forgets_tools, only=["answers"])["answers"]
+    assert not entry.held and "sent without the tools" in entry.loop
+    assert "tools=tools" in entry.hint
+
+
+def test_evidence_never_shows_a_key(monkeypatch):
+    key = "sk-" + "A1b2C3d4" * 5
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    def leaks(*args, **kwargs):
+        raise RuntimeError(f"bad key {key}")
+
+    report = grade(leaks, only=["answers"])
+    assert key not in repr(report) and key not in report._repr_html_()
+
+
+def test_observability_counts_log_records_that_pass_the_loggers_level():
+    logger = logging.getLogger("student.loop")
+    logger.setLevel(logging.INFO)
+
+    def logs(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                logger.info("step %d: %s", step, call.function.name)
+                result = tool_impls[call.function.name](**json.loads(call.function.arguments))
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result)})
+        return "Stopped."
+
+    try:
+        assert grade(logs, only=["observability"]).held == ["observability"]
+        logger.setLevel(logging.WARNING)  # now the records are filtered out: nothing is seen
+        assert grade(logs, only=["observability"]).broken == ["observability"]
+    finally:
+        logger.setLevel(logging.NOTSET)
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+def test_the_report_is_a_table_in_a_notebook_and_text_elsewhere():
+    report = grade(chapter_listing(), timeout=0.5, only=["answers", "bad_json"])
+    html = report._repr_html_()
+    assert html.count("<tr>") == 3 and "<code>bad_json</code>" in html and "✗ broken" in html
+    text = repr(report)
+    assert text.splitlines()[0] == "✗ Not yet: 1 of 2 checks held; broken: bad_json."
+    assert "✓ held    answers" in text and "hint:" in text
+    assert sorted(report.held + report.broken) == ["answers", "bad_json"]
+
+
+def test_the_check_lists_name_every_check_once():
+    assert CHAPTER_CHECKS + BEYOND_THE_CHAPTER == EVERY_CHECK
+    assert {"max_steps", "budget", "allowlist", "bad_json", "tool_error", "truncation",
+            "observability"} <= set(CHAPTER_CHECKS)
+
+
+def test_grade_refuses_what_it_cannot_grade():
+    with pytest.raises(TypeError, match="run_agent function"):
+        grade("run_agent")
+    with pytest.raises(ValueError, match="no check named speed"):
+        grade(from_scratch, only=["speed"])
+
+
+def test_the_capstone_notebooks_show_not_yet_to_students_and_all_held_in_the_solution():
+    notebooks = pathlib.Path(__file__).parent.parent / "notebooks"
+
+    def saved_output(path):
+        cells = json.loads(path.read_text())["cells"]
+        return "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                       for c in cells if c["cell_type"] == "code" for o in c["outputs"])
+
+    student = saved_output(notebooks / "08_grade_your_own_loop.ipynb")
+    assert "✗ Not yet: 0 of 11 checks held" in student and "✓" not in student
+    solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop.ipynb")
+    assert "✓ All checks held (11 of 11)." in solution and "✗" not in solution
