@@ -11,6 +11,7 @@ Everything is warmed up first (two runs of each length, untimed).
 
     python benchmarks/frameworks.py              # prints the table
     python benchmarks/frameworks.py --quick      # tiny counts, to check that it runs
+    python benchmarks/frameworks.py --cpu        # CPU time instead of wall time (shared machine)
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def fit(per_run: dict) -> tuple[float, float]:
     return intercept, slope
 
 
-def measure(names=ROWS, lengths=LENGTHS, rounds: int = 15, runs: int = 4) -> dict:
+def measure(names=ROWS, lengths=LENGTHS, rounds: int = 15, runs: int = 4,
+            clock: str = "wall") -> dict:
     """{name: {"per_run": {steps: median s}, "fixed": s, "per_step": s}} from one interleaved run."""
     built = available(names)
     for setup in built.values():  # warm-up: imports, caches, the floor's recorded requests
@@ -57,7 +59,7 @@ def measure(names=ROWS, lengths=LENGTHS, rounds: int = 15, runs: int = 4) -> dic
         rotated = order[r % len(order):] + order[:r % len(order)]
         for steps in lengths:
             for name in rotated:
-                samples[name][steps].append(built[name].batch(steps, runs) / runs)
+                samples[name][steps].append(built[name].batch(steps, runs, clock) / runs)
     figures = {}
     for name, by_length in samples.items():
         per_run = {steps: statistics.median(s) for steps, s in by_length.items()}
@@ -99,6 +101,6 @@ def floor_lines(figures: dict) -> list[str]:
 
 
 if __name__ == "__main__":
-    quick = "--quick" in sys.argv
-    result = measure(rounds=2, runs=1, lengths=(2, 5)) if quick else measure()
+    quick, clock = "--quick" in sys.argv, "cpu" if "--cpu" in sys.argv else "wall"
+    result = measure(rounds=2, runs=1, lengths=(2, 5), clock=clock) if quick else measure(clock=clock)
     print("\n".join(table(result) + floor_lines(result)))

@@ -13,6 +13,7 @@ Each section's method is in its script's docstring.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import importlib.metadata
 import os
@@ -99,6 +100,12 @@ def write_markdown(text: str) -> None:
 
 
 if __name__ == "__main__":
-    result = main(quick="--quick" in sys.argv, skip_pytest="--skip-pytest" in sys.argv)
-    if "--markdown" in sys.argv:
+    parser = argparse.ArgumentParser(description="Run every benchmark and print the table.")
+    parser.add_argument("--markdown", action="store_true", help="write RESULTS.md's figures")
+    parser.add_argument("--quick", action="store_true", help="tiny counts: a smoke run")
+    parser.add_argument("--skip-pytest", action="store_true",
+                        help="leave out the README test command's full run")
+    args = parser.parse_args()
+    result = main(quick=args.quick, skip_pytest=args.skip_pytest)
+    if args.markdown:
         write_markdown(result)

@@ -14,6 +14,7 @@ The floor is what the suite cannot avoid:
 
 from __future__ import annotations
 
+import argparse
 import os
 import pathlib
 import secrets
@@ -107,4 +108,6 @@ def lines(f: dict) -> list[str]:
 
 
 if __name__ == "__main__":
-    print("\n".join(lines(measure(run_pytest="--skip-pytest" not in sys.argv))))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--skip-pytest", action="store_true", help="measure the floor only")
+    print("\n".join(lines(measure(run_pytest=not parser.parse_args().skip_pytest))))
