@@ -1,12 +1,12 @@
 """Per-run and per-step cost of each framework on the students' path: the openai SDK with the
 same canned transport (setups.py, canned.py), in one interleaved run.
 
-Method: every framework runs scripts of 2, 5, 10 and 20 model calls. A round times a small
+Method: every framework runs scripts of 1, 2, 5, 10 and 20 model calls. A round times a small
 batch of runs of each (framework, length); the frameworks alternate round-robin, and their
 order rotates each round, so drift on a shared machine touches all alike. After R rounds the
-median seconds per run of each (framework, length) are fitted with a least-squares line:
-the slope is the marginal cost of one added step (a model call and a tool call), the
-intercept the fixed cost of a run (setting up, the first request's extras, the records).
+median seconds per run of each (framework, length) are fitted (see `fit`): the slope is
+the average cost of one added step (a model call and a tool call), the fixed cost is what a
+run costs before any step, and the growth says how much dearer each step is than the last.
 Everything is warmed up first (two runs of each length, untimed).
 
     python benchmarks/frameworks.py              # prints the table
@@ -19,9 +19,11 @@ from __future__ import annotations
 import statistics
 import sys
 
+import numpy
+
 import setups
 
-LENGTHS = (2, 5, 10, 20)
+LENGTHS = (1, 2, 5, 10, 20)
 # The rows: agentlab and the frameworks, agentlab's default offline path, and the SDK floor.
 ROWS = ["agentlab", "agentlab-default", "sdk-floor", "smolagents", "openai-agents", "pydantic-ai"]
 
@@ -37,13 +39,24 @@ def available(names=ROWS) -> dict:
     return built
 
 
-def fit(per_run: dict) -> tuple[float, float]:
-    """Least-squares (fixed seconds per run, seconds per added step) over {steps: seconds}.
+def fit(per_run: dict) -> dict:
+    """The run's cost as a function of its length k, from {k: seconds per run}:
 
-    Example: {2: 0.004, 5: 0.007, 10: 0.012} -> (0.002, 0.001)
+    per_step  the least-squares slope of a straight line: the average cost of an added step
+              over the lengths measured
+    fixed     the intercept of a least-squares parabola a + b*k + c*k^2: the cost of a run
+              before any step (the straight line's intercept would be wrong here: a step costs
+              more as the conversation grows, so the line bends upward)
+    growth    2c: how much more each step costs than the one before (every request carries,
+              and the SDK re-processes, the whole conversation so far)
+
+    Example: {1: 3.0, 2: 7.0, 5: 31.0, 10: 111.0} (1 + k + k^2 seconds)
+             -> {"fixed": 1.0, "per_step": 12.2, "growth": 2.0}
     """
-    slope, intercept = statistics.linear_regression(list(per_run), list(per_run.values()))
-    return intercept, slope
+    lengths, seconds = list(per_run), list(per_run.values())
+    per_step = statistics.linear_regression(lengths, seconds).slope
+    c, _, a = numpy.polyfit(lengths, seconds, 2)
+    return {"fixed": float(a), "per_step": per_step, "growth": float(2 * c)}
 
 
 def measure(names=ROWS, lengths=LENGTHS, rounds: int = 15, runs: int = 4,
@@ -63,8 +76,7 @@ def measure(names=ROWS, lengths=LENGTHS, rounds: int = 15, runs: int = 4,
     figures = {}
     for name, by_length in samples.items():
         per_run = {steps: statistics.median(s) for steps, s in by_length.items()}
-        fixed, per_step = fit(per_run)
-        figures[name] = {"per_run": per_run, "fixed": fixed, "per_step": per_step}
+        figures[name] = {"per_run": per_run, **fit(per_run)}
     return figures
 
 
@@ -72,16 +84,17 @@ def table(figures: dict) -> list[str]:
     """The comparison rows, with each figure as a ratio to agentlab's."""
     base = figures.get("agentlab")
     longest = max(next(iter(figures.values()))["per_run"])
-    lines = [f"  {'':18} {'fixed ms/run':>12} {'ms/added step':>14} {f'{longest}-step run ms':>16}"
-             f" {'x agentlab':>22}",
-             f"  {'':18} {'':>12} {'':>14} {'':>16} {'(fixed, step, run)':>22}"]
+    lines = [f"  {'':17} {'fixed':>7} {'per step':>9} {'growth':>8} {f'{longest}-step':>9}"
+             f"   x agentlab",
+             f"  {'':17} {'ms/run':>7} {'ms':>9} {'us/step':>8} {'run ms':>9}"
+             f"   (fixed, per step, {longest}-step run)"]
     for name, f in figures.items():
         ratios = ""
         if base and name != "agentlab":
             ratios = (f"{f['fixed'] / base['fixed']:.2f}, {f['per_step'] / base['per_step']:.2f}, "
                       f"{f['per_run'][longest] / base['per_run'][longest]:.2f}")
-        lines.append(f"  {name:18} {1000 * f['fixed']:12.3f} {1000 * f['per_step']:14.3f} "
-                     f"{1000 * f['per_run'][longest]:16.3f} {ratios:>22}")
+        lines.append(f"  {name:17} {1000 * f['fixed']:7.3f} {1000 * f['per_step']:9.3f} "
+                     f"{1e6 * f['growth']:8.1f} {1000 * f['per_run'][longest]:9.3f}   {ratios}")
     return lines
 
 
@@ -102,5 +115,5 @@ def floor_lines(figures: dict) -> list[str]:
 
 if __name__ == "__main__":
     quick, clock = "--quick" in sys.argv, "cpu" if "--cpu" in sys.argv else "wall"
-    result = measure(rounds=2, runs=1, lengths=(2, 5), clock=clock) if quick else measure(clock=clock)
+    result = measure(rounds=2, runs=1, lengths=(1, 2, 5), clock=clock) if quick else measure(clock=clock)
     print("\n".join(table(result) + floor_lines(result)))

@@ -62,7 +62,7 @@ def main(quick: bool = False, skip_pytest: bool = False) -> str:
     say(machine(), f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"Versions: {versions()}", "")
 
-    rounds, runs, lengths = (2, 1, (2, 5)) if quick else (15, 4, frameworks.LENGTHS)
+    rounds, runs, lengths = (2, 1, (1, 2, 5)) if quick else (15, 4, frameworks.LENGTHS)
     say(f"1. Agent runs on the openai SDK, one canned transport for all; fit over runs of "
         f"{', '.join(map(str, lengths))} steps (medians of {rounds} interleaved rounds of "
         f"{runs} runs each)")
