@@ -111,3 +111,14 @@ def test_the_first_answer_script_answers_in_a_fresh_process():
 def test_the_server_runs_in_its_own_process_under_load():
     result = server_load.load(clients=2, requests=10, seconds=20, start_delay=0.3)
     assert result["requests"] == 20 and result["errors"] == 0
+
+
+def test_markdown_output_replaces_only_the_figures_block(tmp_path, monkeypatch):
+    import run
+
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# prose\n<!-- figures -->\n```\nold\n```\n<!-- /figures -->\nafter\n")
+    monkeypatch.setattr(run, "RESULTS", results)
+    run.write_markdown("new figures")
+    assert results.read_text() == ("# prose\n<!-- figures -->\n```\nnew figures\n```\n"
+                                   "<!-- /figures -->\nafter\n")
