@@ -94,7 +94,8 @@ class Canned(http.BaseTransport, http.AsyncBaseTransport):
         if self.record:
             self.bodies.append(body)
         if self.served >= len(self.replies):
-            raise AssertionError(f"model call {self.served + 1} of a {len(self.replies)}-step script")
+            raise AssertionError(
+                f"model call {self.served + 1} of a {len(self.replies)}-step script")
         content = self.replies[self.served]
         self.served += 1
         return http.Response(200, content=content, request=request,

@@ -61,7 +61,8 @@ def fit(per_run: dict) -> dict:
 
 def measure(names=ROWS, lengths=LENGTHS, rounds: int = 15, runs: int = 4,
             clock: str = "wall") -> dict:
-    """{name: {"per_run": {steps: median s}, "fixed": s, "per_step": s}} from one interleaved run."""
+    """{name: {"per_run": {steps: median s}, "fixed": s, "per_step": s, "growth": s}}, from
+    one interleaved run."""
     built = available(names)
     for setup in built.values():  # warm-up: imports, caches, the floor's recorded requests
         for steps in lengths:
@@ -107,7 +108,8 @@ def floor_lines(figures: dict) -> list[str]:
     for name in ("agentlab", "agentlab-default"):
         if name in figures:
             f = figures[name]
-            lines.append(f"  {name} / sdk-floor: {f['per_step'] / floor['per_step']:.2f}x per step, "
+            lines.append(f"  {name} / sdk-floor: "
+                         f"{f['per_step'] / floor['per_step']:.2f}x per step, "
                          f"{f['fixed'] / floor['fixed']:.2f}x fixed per run "
                          f"(own share {1000 * (f['per_step'] - floor['per_step']):.3f} ms a step)")
     return lines
@@ -115,5 +117,8 @@ def floor_lines(figures: dict) -> list[str]:
 
 if __name__ == "__main__":
     quick, clock = "--quick" in sys.argv, "cpu" if "--cpu" in sys.argv else "wall"
-    result = measure(rounds=2, runs=1, lengths=(1, 2, 5), clock=clock) if quick else measure(clock=clock)
+    if quick:
+        result = measure(rounds=2, runs=1, lengths=(1, 2, 5), clock=clock)
+    else:
+        result = measure(clock=clock)
     print("\n".join(table(result) + floor_lines(result)))

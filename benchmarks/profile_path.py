@@ -31,7 +31,8 @@ def profile(name: str, runs: int) -> tuple[pstats.Stats, float]:
 def by_file(stats: pstats.Stats) -> dict:
     """Own time (tottime) summed per source file, a library's files shortened to their tail.
 
-    Example: {('.../openai/_base_client.py', 10, 'f'): (..., tottime 0.2, ...)} -> {'openai/_base_client.py': 0.2}
+    Example: {('.../openai/_base_client.py', 10, 'f'): (..., tottime 0.2, ...)}
+             -> {'openai/_base_client.py': 0.2}
     """
     totals = collections.Counter()
     for (path, _, function), (_, _, own, _, _) in stats.stats.items():

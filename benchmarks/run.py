@@ -5,7 +5,7 @@ date and the versions, so RESULTS.md is regenerated in one command.
     pip install -e ".[bench]"                 # the compared frameworks
     python benchmarks/run.py                  # everything (a few minutes; a quiet machine, please)
     python benchmarks/run.py --markdown       # ... and write RESULTS.md's figures
-    python benchmarks/run.py --quick          # tiny counts, no notebooks, no full pytest: a smoke run
+    python benchmarks/run.py --quick          # tiny counts, no notebooks nor full pytest: a smoke
     --skip-pytest                             # leave out the README test command's full run
 
 Each section's method is in its script's docstring.
@@ -71,8 +71,9 @@ def main(quick: bool = False, skip_pytest: bool = False) -> str:
 
     repeats = 1 if quick else 7
     say(f"2. Whole processes, from spawn to exit (median of {repeats}, interleaved)")
+    heavy = startup.heavy_modules_loaded() or "none"
     say(*startup.lines(startup.measure(repeats=repeats)),
-        f"  heavy modules loaded by import agentlab: {startup.heavy_modules_loaded() or 'none'}", "")
+        f"  heavy modules loaded by import agentlab: {heavy}", "")
 
     clients, requests = (2, 20) if quick else (server_load.CLIENTS, server_load.REQUESTS)
     say("3. The HTTP server (python -m agentlab serve) on 127.0.0.1")

@@ -95,7 +95,8 @@ def load(clients: int = CLIENTS, requests: int = REQUESTS, seconds: float = SECO
 
 
 def lines(r: dict) -> list[str]:
-    return [f"  server in its own process, {r['clients']} client processes: {r['requests']} requests, "
+    return [f"  server in its own process, {r['clients']} client processes: "
+            f"{r['requests']} requests, "
             f"{r['throughput']:.0f} requests/s, p50 {1000 * r['p50']:.2f} ms, "
             f"p99 {1000 * r['p99']:.2f} ms, {r['errors']} errors (on {os.cpu_count()} cores)"]
 

@@ -140,8 +140,9 @@ def smolagents_setup() -> Setup:
     from smolagents import OpenAIServerModel, ToolCallingAgent, tool
 
     transport = canned.Canned(final_as_tool=True)
+    http_client = canned.http.Client(transport=transport)
     model = OpenAIServerModel(model_id=canned.MODEL, api_base=canned.BASE_URL, api_key="canned",
-                              client_kwargs={"http_client": canned.http.Client(transport=transport)})
+                              client_kwargs={"http_client": http_client})
     agent = ToolCallingAgent(tools=[tool(canned.get_weather), tool(canned.calculate)], model=model,
                              verbosity_level=-1, max_steps=MAX_STEPS)  # -1: print nothing
 
@@ -157,7 +158,8 @@ def openai_agents_setup() -> Setup:
 
     set_tracing_disabled(True)  # no trace export: nothing may leave this machine
     transport = canned.Canned()
-    model = OpenAIChatCompletionsModel(model=canned.MODEL, openai_client=canned.async_sdk(transport))
+    model = OpenAIChatCompletionsModel(model=canned.MODEL,
+                                       openai_client=canned.async_sdk(transport))
     agent = Agent(name="bench", model=model,
                   tools=[function_tool(canned.get_weather), function_tool(canned.calculate)])
 

@@ -30,8 +30,8 @@ def test_the_canned_script_asks_for_tools_then_answers():
     transport = canned.Canned()
     sdk = canned.sync_sdk(transport)
     transport.start(3)
-    replies = [sdk.chat.completions.create(model="tutor", messages=[{"role": "user", "content": "x"}])
-               for _ in range(3)]
+    question = [{"role": "user", "content": "x"}]
+    replies = [sdk.chat.completions.create(model="tutor", messages=question) for _ in range(3)]
     transport.finish()
     assert [r.choices[0].message.tool_calls[0].function.name for r in replies[:2]] == [
         "get_weather", "calculate"]
