@@ -5,8 +5,9 @@ Method: every framework runs scripts of 1, 2, 5, 10 and 20 model calls. A round 
 batch of runs of each (framework, length); the frameworks alternate round-robin, and their
 order rotates each round, so drift on a shared machine touches all alike. After R rounds the
 median seconds per run of each (framework, length) are fitted (see `fit`): the slope is
-the average cost of one added step (a model call and a tool call), the fixed cost is what a
-run costs before any step, and the growth says how much dearer each step is than the last.
+the average cost of one added step (a model call and a tool call), and the growth says how
+much dearer each step is than the last. The 1-step run (one model call, no tool) is the
+fixed cost of a run, measured rather than extrapolated.
 Everything is warmed up first (two runs of each length, untimed).
 
     python benchmarks/frameworks.py              # prints the table
@@ -43,26 +44,27 @@ def fit(per_run: dict) -> dict:
     """The run's cost as a function of its length k, from {k: seconds per run}:
 
     per_step  the least-squares slope of a straight line: the average cost of an added step
-              over the lengths measured
-    fixed     the intercept of a least-squares parabola a + b*k + c*k^2: the cost of a run
-              before any step (the straight line's intercept would be wrong here: a step costs
-              more as the conversation grows, so the line bends upward)
-    growth    2c: how much more each step costs than the one before (every request carries,
-              and the SDK re-processes, the whole conversation so far)
+              (a model call and a tool call) over the lengths measured
+    growth    2c of a least-squares parabola a + b*k + c*k^2: how much more each step costs
+              than the one before, because every request carries, and the SDK re-processes,
+              the whole conversation so far
+
+    The fixed cost of a run is not extrapolated (with the line bending upward, an intercept
+    is mostly noise); `table` shows the shortest run, one model call, measured directly.
 
     Example: {1: 3.0, 2: 7.0, 5: 31.0, 10: 111.0} (1 + k + k^2 seconds)
-             -> {"fixed": 1.0, "per_step": 12.2, "growth": 2.0}
+             -> {"per_step": 12.2, "growth": 2.0}
     """
     lengths, seconds = list(per_run), list(per_run.values())
     per_step = statistics.linear_regression(lengths, seconds).slope
-    c, _, a = numpy.polyfit(lengths, seconds, 2)
-    return {"fixed": float(a), "per_step": per_step, "growth": float(2 * c)}
+    c = numpy.polyfit(lengths, seconds, 2)[0]
+    return {"per_step": per_step, "growth": float(2 * c)}
 
 
 def measure(names=ROWS, lengths=LENGTHS, rounds: int = 15, runs: int = 4,
             clock: str = "wall") -> dict:
-    """{name: {"per_run": {steps: median s}, "fixed": s, "per_step": s, "growth": s}}, from
-    one interleaved run."""
+    """{name: {"per_run": {steps: median s}, "per_step": s, "growth": s}}, from one
+    interleaved run."""
     built = available(names)
     for setup in built.values():  # warm-up: imports, caches, the floor's recorded requests
         for steps in lengths:
@@ -84,18 +86,20 @@ def measure(names=ROWS, lengths=LENGTHS, rounds: int = 15, runs: int = 4,
 def table(figures: dict) -> list[str]:
     """The comparison rows, with each figure as a ratio to agentlab's."""
     base = figures.get("agentlab")
-    longest = max(next(iter(figures.values()))["per_run"])
-    lines = [f"  {'':17} {'fixed':>7} {'per step':>9} {'growth':>8} {f'{longest}-step':>9}"
+    lengths = list(next(iter(figures.values()))["per_run"])
+    short, long = min(lengths), max(lengths)
+    lines = [f"  {'':17} {f'{short}-step':>8} {'per step':>9} {'growth':>8} {f'{long}-step':>9}"
              f"   x agentlab",
-             f"  {'':17} {'ms/run':>7} {'ms':>9} {'us/step':>8} {'run ms':>9}"
-             f"   (fixed, per step, {longest}-step run)"]
+             f"  {'':17} {'run ms':>8} {'ms':>9} {'us/step':>8} {'run ms':>9}"
+             f"   ({short}-step run, per step, {long}-step run)"]
     for name, f in figures.items():
         ratios = ""
         if base and name != "agentlab":
-            ratios = (f"{f['fixed'] / base['fixed']:.2f}, {f['per_step'] / base['per_step']:.2f}, "
-                      f"{f['per_run'][longest] / base['per_run'][longest]:.2f}")
-        lines.append(f"  {name:17} {1000 * f['fixed']:7.3f} {1000 * f['per_step']:9.3f} "
-                     f"{1e6 * f['growth']:8.1f} {1000 * f['per_run'][longest]:9.3f}   {ratios}")
+            ratios = ", ".join(f"{f[k] / base[k]:.2f}" if k == "per_step" else
+                               f"{f['per_run'][k] / base['per_run'][k]:.2f}"
+                               for k in (short, "per_step", long))
+        lines.append(f"  {name:17} {1000 * f['per_run'][short]:8.3f} {1000 * f['per_step']:9.3f} "
+                     f"{1e6 * f['growth']:8.1f} {1000 * f['per_run'][long]:9.3f}   {ratios}")
     return lines
 
 
@@ -104,13 +108,14 @@ def floor_lines(figures: dict) -> list[str]:
     floor = figures.get("sdk-floor")
     if not floor:
         return []
+    short = min(floor["per_run"])
     lines = []
     for name in ("agentlab", "agentlab-default"):
         if name in figures:
             f = figures[name]
             lines.append(f"  {name} / sdk-floor: "
                          f"{f['per_step'] / floor['per_step']:.2f}x per step, "
-                         f"{f['fixed'] / floor['fixed']:.2f}x fixed per run "
+                         f"{f['per_run'][short] / floor['per_run'][short]:.2f}x a {short}-step run "
                          f"(own share {1000 * (f['per_step'] - floor['per_step']):.3f} ms a step)")
     return lines
 
