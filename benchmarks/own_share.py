@@ -32,15 +32,18 @@ def _inline_tool_calls():
 
 
 def _no_response_hash():
-    """The server's response id without hashing the whole request."""
+    """The server's response id without re-serialising and hashing the whole request (its
+    only sort_keys=True dump is the one it hashes)."""
     from agentlab import server
 
-    class NoHash:
-        @staticmethod
-        def sha256(data):
-            return hashlib.sha256(b"")
+    class JsonWithoutTheHashDump:
+        loads = staticmethod(json.loads)
 
-    return mock.patch.object(server, "hashlib", NoHash)
+        @staticmethod
+        def dumps(obj, **options):
+            return "" if options.get("sort_keys") else json.dumps(obj, **options)
+
+    return mock.patch.object(server, "json", JsonWithoutTheHashDump)
 
 
 VARIANTS = {

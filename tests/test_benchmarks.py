@@ -122,3 +122,17 @@ def test_markdown_output_replaces_only_the_figures_block(tmp_path, monkeypatch):
     run.write_markdown("new figures")
     assert results.read_text() == ("# prose\n<!-- figures -->\n```\nnew figures\n```\n"
                                    "<!-- /figures -->\nafter\n")
+
+
+def test_the_own_share_and_profile_scripts_run(monkeypatch):
+    import own_share
+    import profile_path
+
+    monkeypatch.setattr(own_share, "STEPS", 3)
+    monkeypatch.setattr(own_share, "RUNS", 1)
+    figures = own_share.measure(rounds=1)
+    assert set(figures) == set(own_share.VARIANTS) and all(v > 0 for v in figures.values())
+    assert "x floor" in own_share.lines(figures)[0]
+    monkeypatch.setattr(profile_path, "STEPS", 3)
+    report = "\n".join(profile_path.report(runs=1, top=3))
+    assert "agentlab-default" in report and "sdk-floor" in report
