@@ -67,8 +67,8 @@ def measure(rounds: int = 15, clock: str = "wall") -> dict:
     return {name: statistics.median(s[1:]) for name, s in samples.items()}
 
 
-def micro() -> list[str]:
-    """Single pieces timed alone, per call."""
+def micro(clock: str = "wall") -> list[str]:
+    """Single pieces timed alone, per call (best of 5 repeats)."""
     from agentlab import connect
 
     setup = setups.build("agentlab")
@@ -77,8 +77,9 @@ def micro() -> list[str]:
     body = json.loads(setup.transport.bodies[-1])  # the longest request of a 20-step run
     hash_s = min(timeit.repeat(
         lambda: hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest(),
-        number=200, repeat=5)) / 200
-    connect_s = min(timeit.repeat(lambda: connect("tutor"), number=50, repeat=5)) / 50
+        number=200, repeat=5, timer=setups.CLOCKS[clock])) / 200
+    connect_s = min(timeit.repeat(lambda: connect("tutor"), number=50, repeat=5,
+                                  timer=setups.CLOCKS[clock])) / 50
     return [f"  response-id hash of a {STEPS}-step request ({len(json.dumps(body))} bytes): "
             f"{1e6 * hash_s:.0f} us a call",
             f"  connect('tutor') (what run_agent does per run without client=): "
@@ -99,4 +100,5 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--cpu", action="store_true", help="CPU time instead of wall time")
     args = parser.parse_args()
-    print("\n".join(lines(measure(args.rounds, "cpu" if args.cpu else "wall")) + micro()))
+    clock = "cpu" if args.cpu else "wall"
+    print("\n".join(lines(measure(args.rounds, clock)) + micro(clock)))
