@@ -136,3 +136,22 @@ def test_the_own_share_and_profile_scripts_run(monkeypatch):
     monkeypatch.setattr(profile_path, "STEPS", 3)
     report = "\n".join(profile_path.report(runs=1, top=3))
     assert "agentlab-default" in report and "sdk-floor" in report
+
+
+def test_the_suite_time_report_says_the_ratio_to_its_floor():
+    import suite_time
+
+    figures = {"notebooks": 7, "kernels": 8.0, "lab": 4.0, "floor": 12.0, "pytest": 30.0}
+    text = "\n".join(suite_time.lines(figures))
+    assert "7 kernel starts 8.0 s" in text and "30.0 s = 2.50x its floor" in text
+    no_pytest = "\n".join(suite_time.lines({**figures, "pytest": None, "lab": None}))
+    assert "skipped (no Chromium)" in no_pytest and "its floor" not in no_pytest
+
+
+def test_the_notebook_floor_is_as_many_empty_notebooks(tmp_path):
+    import notebooks
+
+    paths = notebooks.empty_notebooks(tmp_path, 3)
+    assert len(paths) == 3
+    cells = json.loads(pathlib.Path(paths[0]).read_text())["cells"]
+    assert [c["source"] for c in cells] == ["pass"]
