@@ -11,8 +11,8 @@ shows, with the same two tools and the same task. `build(name)` returns a Setup 
     openai-agents     Runner.run over OpenAIChatCompletionsModel (the chat-completions API)
     pydantic-ai       Agent.run over OpenAIChatModel
 
-The async frameworks run a batch inside one event loop (`await` in a loop, as a notebook
-would), so they never pay for starting a loop per run. Each agent is built once, outside the
+The async frameworks run every batch in one lasting event loop (`await` in a loop, as a
+notebook does), so they never pay for starting a loop or its thread pool per run. Each agent is built once, outside the
 timing, like agentlab's client. Frameworks that print by default are told to stay quiet
 (agentlab prints nothing unless asked).
 
@@ -44,11 +44,16 @@ class Setup:
     transport: canned.Canned
     run: Callable[[], str]  # one run (sync), or a coroutine function (async)
     is_async: bool = False
+    loop: asyncio.AbstractEventLoop | None = None
 
     def batch(self, steps: int, runs: int, clock: str = "wall") -> float:
         """Seconds for `runs` runs of a `steps`-step script; every answer is checked."""
         if self.is_async:
-            return asyncio.run(self._async_batch(steps, runs, CLOCKS[clock]))
+            # One event loop for every batch, as a notebook keeps one: its thread pool (for
+            # sync tools) and other per-loop state are made once, not once per batch.
+            if self.loop is None:
+                self.loop = asyncio.new_event_loop()
+            return self.loop.run_until_complete(self._async_batch(steps, runs, CLOCKS[clock]))
         now = CLOCKS[clock]
         start = now()
         for _ in range(runs):
