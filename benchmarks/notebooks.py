@@ -1,48 +1,74 @@
-"""The notebook suite under strict nbval: total time, and the ratio to an empty notebook under
-the same nbval (the floor: starting a kernel).
+"""The course's notebooks under strict nbval in ONE pytest session, against the floor: as many
+empty notebooks (one `pass` cell each) in one session under the same options. The difference
+is what the notebooks' own cells cost; the floor is pytest's start-up plus one kernel start per
+notebook. The two sessions alternate when repeated; medians.
 
-    python benchmarks/notebooks.py
+    python benchmarks/notebooks.py [--repeats N]
 """
 
 from __future__ import annotations
 
 import json
 import pathlib
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).parent.parent
-NBVAL = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",
-         "--nbval-sanitize-with", str(ROOT / "notebooks" / "sanitize.cfg")]
+NBVAL = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--nbval",
+         "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "notebooks" / "sanitize.cfg")]
 
 
-def timed(paths: list[str]) -> float:
+def course_notebooks() -> list[str]:
+    return sorted(str(p) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def timed_session(paths: list[str]) -> float:
+    """Seconds for one nbval session over the notebooks (it must pass)."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, *NBVAL, *paths], cwd=ROOT, check=True, capture_output=True)
+    out = subprocess.run([sys.executable, *NBVAL, *paths], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"nbval failed:\n{out.stdout[-2000:]}")
     return time.perf_counter() - start
 
 
-def empty_notebook(folder: pathlib.Path) -> str:
-    path = folder / "empty.ipynb"
-    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "cells": [{"cell_type": "code", "id": "c0", "metadata": {}, "execution_count": 1,
-                   "outputs": [], "source": "pass"}]}))
-    return str(path)
+def empty_notebooks(folder: pathlib.Path, count: int) -> list[str]:
+    paths = []
+    for i in range(count):
+        path = folder / f"empty_{i:02d}.ipynb"
+        path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            "cells": [{"cell_type": "code", "id": "c0", "metadata": {}, "execution_count": 1,
+                       "outputs": [], "source": "pass"}]}))
+        paths.append(str(path))
+    return paths
 
 
-def measure() -> dict:
-    notebooks = sorted(str(p) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+def floor_session(count: int) -> float:
+    """One nbval session over `count` empty notebooks."""
     with tempfile.TemporaryDirectory() as folder:
-        floor = timed([empty_notebook(pathlib.Path(folder))])
-    suite = timed(notebooks)
-    return {"notebooks": len(notebooks), "suite": suite, "floor": floor}
+        return timed_session(empty_notebooks(pathlib.Path(folder), count))
+
+
+def measure(repeats: int = 1, notebooks: list[str] | None = None) -> dict:
+    notebooks = notebooks or course_notebooks()
+    floors, suites = [], []
+    for _ in range(repeats):
+        floors.append(floor_session(len(notebooks)))
+        suites.append(timed_session(notebooks))
+    return {"notebooks": len(notebooks), "suite": statistics.median(suites),
+            "floor": statistics.median(floors)}
+
+
+def lines(r: dict) -> list[str]:
+    return [f"  {r['notebooks']} course notebooks in one strict nbval session: {r['suite']:.1f} s; "
+            f"{r['notebooks']} empty notebooks in one session: {r['floor']:.1f} s; "
+            f"ratio {r['suite'] / r['floor']:.2f}x "
+            f"(the cells' own time {r['suite'] - r['floor']:.1f} s)"]
 
 
 if __name__ == "__main__":
-    r = measure()
-    print(f"{r['notebooks']} notebooks under strict nbval: {r['suite']:.1f} s "
-          f"(limit 120 s); one empty notebook: {r['floor']:.1f} s; "
-          f"ratio {r['suite'] / r['floor']:.1f}x the floor, {r['suite'] / r['floor'] / r['notebooks']:.2f}x per notebook")
+    repeats = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else 1
+    print("\n".join(lines(measure(repeats))))

@@ -1,12 +1,21 @@
-"""Run every benchmark, print a table of medians and ratios, and write benchmarks/RESULTS.md
-with the machine, the date and the versions.
+"""Run every benchmark in one go and print the table; with --markdown, also write the figures
+into benchmarks/RESULTS.md (between its `<!-- figures -->` markers), with the machine, the
+date and the versions, so RESULTS.md is regenerated in one command.
 
-    pip install -e ".[bench]"       # the comparison frameworks (optional)
-    python benchmarks/run.py
+    pip install -e ".[bench]"                 # the compared frameworks
+    python benchmarks/run.py                  # everything (a few minutes; a quiet machine, please)
+    python benchmarks/run.py --markdown       # ... and write RESULTS.md's figures
+    python benchmarks/run.py --quick          # tiny counts, no notebooks nor full pytest: a smoke
+    --skip-pytest                             # leave out the README test command's full run
+    --cpu                                     # section 1 in CPU time, on a machine shared with
+                                              # other work (the final figures: wall time)
+
+Each section's method is in its script's docstring.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import importlib.metadata
 import os
@@ -17,13 +26,14 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
 import frameworks  # noqa: E402
-import import_time  # noqa: E402
 import notebooks  # noqa: E402
-import offline_path  # noqa: E402
 import server_load  # noqa: E402
+import startup  # noqa: E402
+import suite_time  # noqa: E402
 
-PACKAGES = ["agentlab", "openai", "genai-prices", "smolagents", "openai-agents", "pydantic-ai-slim",
-            "matplotlib", "ipywidgets", "nbval"]
+RESULTS = pathlib.Path(__file__).parent / "RESULTS.md"
+PACKAGES = ["agentlab", "openai", "httpx2", "genai-prices", "smolagents", "openai-agents",
+            "pydantic-ai-slim", "nbval", "pytest", "jupyterlab", "playwright"]
 
 
 def versions() -> str:
@@ -36,49 +46,72 @@ def versions() -> str:
     return ", ".join(found)
 
 
-def main() -> str:
+def machine() -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} "
+            f"{platform.release()}, Python {platform.python_version()}; load average at start "
+            f"{load:.2f}")
+
+
+def main(quick: bool = False, skip_pytest: bool = False, clock: str = "wall") -> str:
     out = []
 
-    def say(line=""):
-        print(line, flush=True)
-        out.append(line)
+    def say(*lines):
+        for line in lines or ("",):
+            print(line, flush=True)
+            out.append(line)
 
-    say(f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}")
-    say(f"Date: {datetime.date.today().isoformat()}")
-    say(f"Versions: {versions()}")
-    say()
-    say("1. " + frameworks.table("Loop overhead per step (median of 15 alternating batches of 20 runs)",
-                                 frameworks.per_step(), "ms/step", 1000))
-    say()
-    say("2. " + frameworks.table("Cold start to first answer (median of 5 fresh processes each)",
-                                 frameworks.cold_start(), "s", 1))
-    say()
-    say(f"3. import agentlab: {1000 * import_time.import_seconds():.1f} ms (median of 7, -X importtime); "
-        f"python -c pass: {1000 * import_time.interpreter_floor():.1f} ms; heavy modules loaded: "
-        f"{import_time.heavy_modules_loaded() or 'none'}")
-    say()
+    say(machine(), f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"Versions: {versions()}", "")
+
+    rounds, runs, lengths = (2, 1, (1, 2, 5)) if quick else (15, 4, frameworks.LENGTHS)
+    say(f"1. Agent runs on the openai SDK, one canned transport for all; fit over runs of "
+        f"{', '.join(map(str, lengths))} steps (medians of {rounds} interleaved rounds of "
+        f"{runs} runs each; {clock} time)")
+    figures = frameworks.measure(rounds=rounds, runs=runs, lengths=lengths, clock=clock)
+    say(*frameworks.table(figures), *frameworks.floor_lines(figures), "")
+
+    repeats = 1 if quick else 7
+    say(f"2. Whole processes, from spawn to exit (median of {repeats}, interleaved)")
+    heavy = startup.heavy_modules_loaded() or "none"
+    say(*startup.lines(startup.measure(repeats=repeats)),
+        f"  heavy modules loaded by import agentlab: {heavy}", "")
+
+    clients, requests = (2, 20) if quick else (server_load.CLIENTS, server_load.REQUESTS)
+    say("3. The HTTP server (python -m agentlab serve) on 127.0.0.1")
+    say(*server_load.lines(server_load.load(clients, requests)), "")
+
+    if quick:
+        say("4./5. Notebooks and the test command: left out of a quick run")
+        return "\n".join(out)
+    say("4. Notebooks under strict nbval, one session each")
     nb = notebooks.measure()
-    say(f"4. Notebook suite: {nb['notebooks']} notebooks under strict nbval in {nb['suite']:.1f} s "
-        f"(limit 120 s); an empty notebook under the same nbval: {nb['floor']:.1f} s; "
-        f"suite / floor = {nb['suite'] / nb['floor']:.1f}x, {nb['suite'] / nb['floor'] / nb['notebooks']:.2f}x per notebook")
-    say()
-    paths = offline_path.measure()
-    base = paths["direct call (LocalClient)"]
-    say("5. The offline tutor per step (median), three paths:")
-    for name, value in paths.items():
-        say(f"     {name:34} {1000 * value:7.3f} ms/step  {value / base:5.1f}x the direct call")
-    say()
-    load = server_load.load()
-    say(f"6. Server load on 127.0.0.1: {load['requests']} requests from {server_load.CLIENTS} clients, "
-        f"{load['throughput']:.0f} requests/s, p50 {1000 * load['p50']:.2f} ms, "
-        f"p99 {1000 * load['p99']:.2f} ms, {load['errors']} errors")
+    say(*notebooks.lines(nb), "")
+    say("5. The README's test command against its floor")
+    say(*suite_time.lines(suite_time.measure(run_pytest=not skip_pytest, kernels=nb["floor"])))
     return "\n".join(out)
 
 
+def write_markdown(text: str) -> None:
+    """Put the figures between RESULTS.md's markers, leaving its prose as it is."""
+    start, end = "<!-- figures -->", "<!-- /figures -->"
+    notes = RESULTS.read_text()
+    before, rest = notes.split(start, 1)
+    after = rest.split(end, 1)[1] if end in rest else "\n"
+    RESULTS.write_text(f"{before}{start}\n```\n{text}\n```\n{end}{after}")
+    print(f"\nwritten to {RESULTS}")
+
+
 if __name__ == "__main__":
-    text = main()
-    results = pathlib.Path(__file__).parent / "RESULTS.md"
-    notes = results.read_text().split("<!-- figures -->")[0] if results.exists() else "# Benchmark results\n\n"
-    results.write_text(notes + "<!-- figures -->\n```\n" + text + "\n```\n")
-    print(f"\nwritten to {results}")
+    parser = argparse.ArgumentParser(description="Run every benchmark and print the table.")
+    parser.add_argument("--markdown", action="store_true", help="write RESULTS.md's figures")
+    parser.add_argument("--quick", action="store_true", help="tiny counts: a smoke run")
+    parser.add_argument("--skip-pytest", action="store_true",
+                        help="leave out the README test command's full run")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time section 1 in CPU time (steadier on a shared machine)")
+    args = parser.parse_args()
+    result = main(quick=args.quick, skip_pytest=args.skip_pytest,
+                  clock="cpu" if args.cpu else "wall")
+    if args.markdown:
+        write_markdown(result)

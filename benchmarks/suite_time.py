@@ -1,0 +1,113 @@
+"""The README's test command (`python -m pytest`: the unit tests, then strict nbval over every
+notebook) timed whole, against its floor measured in the same run. A benchmark that prints
+figures, not a test (its name keeps pytest from collecting it).
+
+The floor is what the suite cannot avoid:
+  - pytest's start-up plus one kernel start per notebook: one nbval session over as many empty
+    notebooks as the course has (notebooks.floor_session);
+  - one JupyterLab start and one Chromium start for the browser test: the server until it
+    answers, Chromium launched through Playwright, the lab page loaded until its shell shows.
+
+    python benchmarks/suite_time.py                  # floor, then the whole suite (~1 minute)
+    python benchmarks/suite_time.py --skip-pytest    # the floor only (a quick smoke test)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import notebooks
+import server_load
+
+ROOT = pathlib.Path(__file__).parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def pytest_seconds() -> float:
+    """The README's command, from the project folder; it must pass."""
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "pytest"], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"the test suite failed:\n{out.stdout[-3000:]}")
+    return time.perf_counter() - start
+
+
+def lab_and_browser_seconds() -> float | None:
+    """One JupyterLab start and one Chromium start with the lab page shown (None: no Chromium)."""
+    if not os.path.exists(CHROMIUM):
+        return None
+    from playwright.sync_api import sync_playwright
+
+    start = time.perf_counter()
+    port, token = server_load.free_port(), secrets.token_hex(16)
+    with tempfile.TemporaryDirectory() as root:
+        env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": f"{root}/settings",
+               "JUPYTERLAB_WORKSPACES_DIR": f"{root}/workspaces"}
+        lab = subprocess.Popen(
+            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
+             f"--port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+             "--allow-root", "--ServerApp.open_browser=False"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            _wait_for(f"{base}/api/status?token={token}", lab)
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+                    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--no-first-run"])
+                page = browser.new_page()
+                page.goto(f"{base}/lab?token={token}")
+                page.wait_for_selector("#jp-main-dock-panel", timeout=60_000)
+                browser.close()
+        finally:
+            lab.terminate()
+            lab.wait(15)
+    return time.perf_counter() - start
+
+
+def _wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("JupyterLab did not start")
+            time.sleep(0.1)
+
+
+def measure(run_pytest: bool = True, kernels: float | None = None) -> dict:
+    """The floor's parts and the suite's time; `kernels` reuses a floor session measured already."""
+    count = len(notebooks.course_notebooks())
+    kernels = kernels if kernels is not None else notebooks.floor_session(count)
+    figures = {"notebooks": count, "kernels": kernels,
+               "lab": lab_and_browser_seconds()}
+    figures["floor"] = figures["kernels"] + (figures["lab"] or 0.0)
+    figures["pytest"] = pytest_seconds() if run_pytest else None
+    return figures
+
+
+def lines(f: dict) -> list[str]:
+    lab = f"{f['lab']:.1f} s" if f["lab"] is not None else "skipped (no Chromium)"
+    out = [f"  floor: pytest start-up + {f['notebooks']} kernel starts {f['kernels']:.1f} s, "
+           f"JupyterLab + Chromium start {lab}; total {f['floor']:.1f} s"]
+    if f["pytest"] is not None:
+        out.append(f"  python -m pytest (README): {f['pytest']:.1f} s = "
+                   f"{f['pytest'] / f['floor']:.2f}x its floor")
+    return out
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--skip-pytest", action="store_true", help="measure the floor only")
+    print("\n".join(lines(measure(run_pytest=not parser.parse_args().skip_pytest))))
