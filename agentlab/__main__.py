@@ -22,6 +22,7 @@ import os
 import sys
 import time
 
+from .course import CourseError
 from .loop import SYSTEM_PROMPT, Limits
 from .records import Run, format_step, redact
 
@@ -155,8 +156,6 @@ def _command(argv: list[str] | None) -> int:
     except Exception as error:
         if args.debug:
             raise
-        from .course import CourseError
-
         kind = "" if isinstance(error, CourseError) else f"{type(error).__name__}: "
         print(f"error: {kind}{_one_line(error)}", file=sys.stderr)
         return 1
