@@ -32,7 +32,7 @@ def test_environment_yml_matches_pyproject():
             if not item.startswith("-e"):
                 name, bound = parse(item)
                 listed[name] = bound
-    assert listed.pop("python") == ">=3.10" and listed.pop("pip") == ""
+    assert listed.pop("python") == project["requires-python"] and listed.pop("pip") == ""
     assert listed == wanted
     assert "-e .[test]" in next(d for d in env["dependencies"] if isinstance(d, dict))["pip"]
 
