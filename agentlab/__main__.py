@@ -74,7 +74,10 @@ def port_number(text: str) -> int:
 
 
 def _parser() -> Parser:
-    parser = Parser(prog="python -m agentlab", description=__doc__.split("\n\n")[0])
+    # Name the command the way it was typed: the `agentlab` script or `python -m agentlab`.
+    typed = os.path.basename(sys.argv[0]).removesuffix(".exe")
+    program = "agentlab" if typed == "agentlab" else "python -m agentlab"
+    parser = Parser(prog=program, description=__doc__.split("\n\n")[0])
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true",
                         help="on an error, show the full traceback (default: one line)")

@@ -22,7 +22,8 @@ def parse(requirement: str) -> tuple[str, str]:
 
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = dict(parse(r) for r in project["dependencies"] + project["optional-dependencies"]["test"])
+    requirements = project["dependencies"] + project["optional-dependencies"]["test"]
+    wanted = dict(parse(r) for r in requirements)
     wanted = {CONDA_NAMES.get(name, name): bound for name, bound in wanted.items()}
 
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
