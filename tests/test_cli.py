@@ -271,3 +271,10 @@ def test_models_lists_the_personas(capsys):
     assert main(["models"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("tutor ") and "tutor-looper" in out
+
+
+def test_errors_name_the_command_as_it_was_typed(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["/home/me/agentlab/.venv/bin/agentlab"])
+    with pytest.raises(SystemExit):
+        main(["run", "x", "--max-steps", "0"])
+    assert capsys.readouterr().err.startswith("agentlab run: error: argument --max-steps")
