@@ -1,95 +1,270 @@
-"""Command line: `python -m agentlab run "task"`, `python -m agentlab serve`, `... models`.
+"""Command line: `agentlab course`, `run "task"`, `serve`, `models` (or `python -m agentlab ...`).
 
+    python -m agentlab course                  # open the course in JupyterLab, offline
     python -m agentlab run "What time is it, and what is 17 * 23 + sqrt(144)?"
     python -m agentlab run "..." --model tutor-looper --max-steps 3
     python -m agentlab run "..." --json > run.json
     python -m agentlab serve --port 8000      # the tutor as an OpenAI-compatible HTTP API
     python -m agentlab models                  # the tutor's personas
 
-Offline by default. Exit status: 0 if the run answered, 1 if a limit or an error stopped it,
-2 for bad command-line input.
+Offline by default. Exit status of `run`: 0 if the model answered, 1 if a limit or an error
+stopped it, 130 if Ctrl-C did (the steps done so far are still printed, or written as JSON).
+Any command: 2 for bad command-line input, 1 for an error (one line; --debug shows the
+traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
+import os
 import sys
+import time
+
+from .course import CourseError
+from .loop import SYSTEM_PROMPT, Limits
+from .records import Run, format_step, redact
+
+INTERRUPTED = 130   # the shell's code for a program that Ctrl-C (SIGINT) ended
+PIPE_CLOSED = 141   # the shell's code for a program whose reader went away (SIGPIPE)
+DEFAULTS = Limits()
 
 
-def _positive(kind):
-    def parse(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
-        return value
-    return parse
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors on one line (it prints the whole usage first by default)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m agentlab", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run the agent loop on a task, printing each step")
-    run.add_argument("task")
-    run.add_argument("--model", help="model name (default: AGENTLAB_MODEL, else 'tutor' offline)")
-    run.add_argument("--max-steps", type=_positive(int), default=10)
-    run.add_argument("--max-cost", type=_positive(float), default=0.50, metavar="USD")
-    run.add_argument("--max-seconds", type=_positive(float), default=120.0)
-    run.add_argument("--priced-as", help="charge calls at this real model's prices")
+def whole_number(text: str) -> int:
+    """Parse a limit that counts things: at least 1.
+
+    Example: "3" -> 3; "0", "1.5", "many" -> refused with a one-line reason
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """Parse a limit in dollars or seconds: a positive, finite number (NaN would switch it off).
+
+    Example: "0.25" -> 0.25; "nan", "inf", "1e999", "-1", "0", "lots" -> refused
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number, not {text}")
+    return value
+
+
+def port_number(text: str) -> int:
+    """Parse a TCP port. Example: "8000" -> 8000; "70000" -> refused"""
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
+    return int(text)
+
+
+def _parser() -> Parser:
+    # Name the command the way it was typed: the `agentlab` script or `python -m agentlab`.
+    typed = os.path.basename(sys.argv[0]).removesuffix(".exe")
+    program = "agentlab" if typed == "agentlab" else "python -m agentlab"
+    parser = Parser(prog=program, description=__doc__.split("\n\n")[0])
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true",
+                        help="on an error, show the full traceback (default: one line)")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    course = commands.add_parser("course", parents=[common],
+                                 help="open the course's notebooks in JupyterLab, offline")
+    course.add_argument("--port", type=port_number, metavar="PORT",
+                        help="JupyterLab's TCP port (default: 8888, or the next free one)")
+    course.add_argument("--no-browser", action="store_true",
+                        help="do not open a web browser; open the address JupyterLab prints "
+                             "(default: opens your browser)")
+    course.add_argument("--check", action="store_true",
+                        help="check JupyterLab and the notebooks are there, say what would "
+                             "start, and exit (default: start JupyterLab)")
+    course.add_argument("jupyter_options", nargs="*", metavar="-- OPTION",
+                        help="more JupyterLab options, after --, such as -- --ip=0.0.0.0 "
+                             "(default: none)")
+
+    run = commands.add_parser("run", parents=[common],
+                              help="run the agent loop on a task, printing each step")
+    run.add_argument("task", help="what to ask the agent, in quotes")
+    run.add_argument("--model", metavar="NAME",
+                     help="model name (default: $AGENTLAB_MODEL if set, else 'tutor', the "
+                          "offline tutor; `models` lists its personas)")
+    run.add_argument("--max-steps", type=whole_number, default=DEFAULTS.max_steps, metavar="N",
+                     help="the most model calls in the run (default: %(default)s)")
+    run.add_argument("--max-cost", type=positive_number, default=DEFAULTS.max_cost_usd,
+                     metavar="USD", help="budget for the whole run, in US dollars "
+                                         "(default: %(default)s)")
+    run.add_argument("--max-seconds", type=positive_number, default=DEFAULTS.max_seconds,
+                     metavar="SECONDS", help="wall-clock limit for the whole run, in seconds "
+                                             "(default: %(default)s)")
+    run.add_argument("--priced-as", metavar="MODEL",
+                     help="charge the calls at this real model's prices, such as gpt-4o-mini "
+                          "(default: the model's own; the tutor is priced as gpt-4o-mini)")
     run.add_argument("--budget", choices=["before", "after"], default="before",
-                     help="'before' never exceeds the budget; 'after' is the chapter's check")
+                     help="'before' never exceeds the budget; 'after' is the chapter's check, "
+                          "which can overshoot by one call (default: %(default)s)")
     run.add_argument("--wind-down", action="store_true",
-                     help="make the last step the limits allow a final answer")
-    run.add_argument("--json", action="store_true", help="print the Run record as JSON only")
-    serve = commands.add_parser("serve", help="serve the tutor as an OpenAI-compatible HTTP API")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    commands.add_parser("models", help="list the offline tutor's models")
+                     help="make the last step the limits allow a final answer (default: off)")
+    run.add_argument("--json", action="store_true",
+                     help="print the Run record as JSON on stdout; the step log goes to stderr "
+                          "(default: off)")
+
+    serve = commands.add_parser("serve", parents=[common],
+                                help="serve the tutor as an OpenAI-compatible HTTP API")
+    serve.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                       help="address to listen on (default: %(default)s, this machine only)")
+    serve.add_argument("--port", type=port_number, default=8000, metavar="PORT",
+                       help="TCP port (default: %(default)s)")
+
+    commands.add_parser("models", parents=[common], help="list the offline tutor's models")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; return its exit status. Output piped into `head` ends quietly."""
+    try:
+        try:
+            return _command(argv)
+        finally:
+            sys.stdout.flush()  # so a closed pipe shows up here, not at interpreter exit
+    except BrokenPipeError:
+        _discard_stdout()
+        return PIPE_CLOSED
+
+
+def _command(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "serve":
-        from .server import serve
+    commands = {"course": _course, "run": _run, "serve": _serve, "models": _models}
+    try:
+        return commands[args.command](args)
+    except BrokenPipeError:
+        raise
+    except KeyboardInterrupt:  # `run` handles its own; elsewhere there is nothing to keep
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except Exception as error:
+        if args.debug:
+            raise
+        kind = "" if isinstance(error, CourseError) else f"{type(error).__name__}: "
+        print(f"error: {kind}{_one_line(error)}", file=sys.stderr)
+        return 1
 
-        serve(args.host, args.port)
-        return 0
-    if args.command == "models":
-        from .tutor import PERSONAS
 
-        for name, what in PERSONAS.items():
-            print(f"{name:20} {what}")
-        return 0
+def _course(args) -> int:
+    from .course import open_course
 
-    from . import Limits, connect, print_step, run_agent
-    from .records import redact
+    return open_course(port=args.port, open_browser=not args.no_browser, check=args.check,
+                       extra=args.jupyter_options)
+
+
+def _serve(args) -> int:
+    from .server import serve
+
+    serve(args.host, args.port)
+    return 0
+
+
+def _models(args) -> int:
+    from .tutor import PERSONAS
+
+    for name, what in PERSONAS.items():
+        print(f"{name:20} {what}")
+    return 0
+
+
+def _run(args) -> int:
+    from . import connect, run_agent
     from .toolkit import COURSE_TOOLS
 
     try:
         client = connect(args.model, priced_as=args.priced_as)
-        limits = Limits(max_steps=args.max_steps, max_cost_usd=args.max_cost,
-                        max_seconds=args.max_seconds)
-    except ValueError as e:
-        print(f"error: {redact(str(e))}", file=sys.stderr)
+    except ValueError as error:  # an unknown model or price: the command line's fault
+        print(f"error: {_one_line(error)}", file=sys.stderr)
         return 2
-    if not args.json:
-        print(f"task: {args.task}\nmodel: {client.default_model} "
-              f"({'offline tutor' if client.offline else 'real API'}), priced as "
-              f"{client.priced_as()}", flush=True)
-    run = run_agent(args.task, COURSE_TOOLS, client=client, limits=limits, budget=args.budget,
-                    wind_down=args.wind_down, on_step=None if args.json else print_step)
+    limits = Limits(max_steps=args.max_steps, max_cost_usd=args.max_cost,
+                    max_seconds=args.max_seconds)
+    log = sys.stderr if args.json else sys.stdout  # with --json, stdout holds the JSON only
+    print(f"task: {args.task}\nmodel: {client.default_model} "
+          f"({'offline tutor' if client.offline else 'real API'}), priced as "
+          f"{client.priced_as()}", file=log, flush=True)
+    finished = []  # every finished step, kept here too in case Ctrl-C escapes run_agent
+
+    def show(step):
+        print(redact(format_step(step)), file=log, flush=True)
+
+    started = time.perf_counter()
+    try:
+        run = run_agent(args.task, COURSE_TOOLS, client=client, limits=limits,
+                        budget=args.budget, wind_down=args.wind_down,
+                        on_step=[finished.append, show])
+    except KeyboardInterrupt:
+        run = interrupted_run(args.task, client, limits, args.budget, finished,
+                              time.perf_counter() - started)
     if args.json:
-        print(redact(run.to_json(indent=2)))
-    else:
-        if run.stop_reason != "answered":
-            print(f"stopped: {run.stop_reason} ({run.stop_detail})")
-        if run.answer is not None:
-            print(f"answer: {redact(run.answer)}")
-        print(run.summary() + f", {run.seconds:.2f} s")
+        print(redact(run.to_json(indent=2)), flush=True)
+    if run.stop_reason != "answered":
+        print(f"stopped: {run.stop_reason} ({run.stop_detail})", file=log)
+    if run.answer is not None:
+        print(f"answer: {redact(run.answer)}", file=log)
+    print(run.summary() + f", {run.seconds:.2f} s", file=log)
+    if run.stop_reason == "interrupted":
+        return INTERRUPTED
     return 0 if run.stop_reason == "answered" else 1
+
+
+def interrupted_run(task: str, client, limits: Limits, budget: str, steps: list,
+                    seconds: float) -> Run:
+    """The Run of a run that Ctrl-C ended inside run_agent: every finished step, kept.
+
+    run_agent may return such a Run itself (stop_reason "interrupted"); this is for a
+    KeyboardInterrupt that escapes it. The transcript is rebuilt from the steps: each assistant
+    message, then the result our code sent back for each of its tool calls.
+    Example: 2 finished steps -> Run(stop_reason="interrupted", steps=[step 0, step 1], ...)
+    """
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task}]
+    for step in steps:
+        messages.append(step.message)
+        messages += [{"role": "tool", "tool_call_id": c.id, "content": c.result}
+                     for c in step.tool_calls]
+    priced_as = client.priced_as()
+    return Run(task=task, model=client.default_model,
+               priced_as=str(getattr(priced_as, "model", priced_as)),
+               limits=dataclasses.asdict(limits),
+               steps=list(steps), stop_reason="interrupted", budget_mode=budget,
+               stop_detail=f"Ctrl-C during step {len(steps)}; the {len(steps)} finished "
+                           f"step{'s' * (len(steps) != 1)} are kept",
+               seconds=seconds, messages=messages)
+
+
+def _one_line(error: Exception) -> str:
+    """An error's message on one line, any key masked. Example: OSError("a\\n  b") -> "a b" """
+    return redact(" ".join(str(error).split()) or "no details")
+
+
+def _discard_stdout() -> None:
+    """After the reader of our output went away (`... | head`), point stdout at the null device
+    so Python's last flush at exit has nowhere to fail (the recipe in Python's `signal` docs)."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file, such as a test's capture
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, descriptor)
+    os.close(null)
 
 
 if __name__ == "__main__":

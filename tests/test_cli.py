@@ -1,62 +1,280 @@
-"""The command line, run the way a user runs it: a new Python process."""
+"""The command line. Most tests call main([...]) in this process (fast); a few start a new
+Python process, where only a real process shows the behaviour: Ctrl-C and a closed pipe."""
 
+import argparse
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import threading
 
 import pytest
+
+import agentlab
+from agentlab import Run, course, server
+from agentlab.__main__ import INTERRUPTED, PIPE_CLOSED, _parser, main
 
 CHAPTER = "What time is it, and what is 17 * 23 + sqrt(144)?"
 
 
-def agentlab(*args, env=None):
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENTLAB_"))}
-    environment.update(env or {})
-    return subprocess.run([sys.executable, "-m", "agentlab", *args], capture_output=True,
-                          text=True, timeout=120, env=environment)
+def agentlab_process(*args, **popen):
+    """`python -m agentlab ...` in a new process, offline whatever this shell has set."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENTLAB_"))}
+    return subprocess.Popen([sys.executable, "-m", "agentlab", *args], env=env, text=True,
+                            **popen)
 
 
-def test_run_answers_the_chapters_question_offline():
-    result = agentlab("run", CHAPTER)
-    assert result.returncode == 0, result.stderr
-    assert "model: tutor (offline tutor), priced as gpt-4o-mini" in result.stdout
-    assert "step 0: calling get_time" in result.stdout and "step 0: calling calculate" in result.stdout
-    assert "answer: The time now (UTC) is" in result.stdout and "= 403." in result.stdout
-    assert result.stderr == ""
+# --- run --------------------------------------------------------------------------------------
+
+def test_run_answers_the_chapters_question_offline(capsys):
+    assert main(["run", CHAPTER]) == 0
+    out, err = capsys.readouterr()
+    assert "model: tutor (offline tutor), priced as gpt-4o-mini" in out
+    assert "step 0: calling get_time" in out and "step 0: calling calculate" in out
+    assert "answer: The time now (UTC) is" in out and "= 403." in out
+    assert out.splitlines()[-1].startswith("answered after 2 steps, 2 tool calls")
+    assert err == ""
 
 
-def test_run_reports_a_limit_and_exits_1():
-    result = agentlab("run", "What is 2 + 2?", "--model", "tutor-looper", "--max-steps", "2")
-    assert result.returncode == 1
-    assert "stopped: max_steps (the step limit of 2 was reached)" in result.stdout
+def test_run_reports_a_limit_and_exits_1(capsys):
+    assert main(["run", "What is 2 + 2?", "--model", "tutor-looper", "--max-steps", "2"]) == 1
+    assert "stopped: max_steps (the step limit of 2 was reached)" in capsys.readouterr().out
 
 
-def test_json_output_is_a_run_record():
-    from agentlab import Run
-
-    result = agentlab("run", CHAPTER, "--json")
-    run = Run.from_json(result.stdout)
+def test_json_puts_the_run_record_alone_on_stdout_and_the_log_on_stderr(capsys):
+    assert main(["run", CHAPTER, "--json"]) == 0
+    out, err = capsys.readouterr()
+    run = Run.from_json(out)
     assert run.stop_reason == "answered" and "403" in run.answer
+    assert "step 0: calling get_time" in err and "answered after 2 steps" in err
 
+
+def test_a_fake_key_never_reaches_the_output(capsys, monkeypatch):
+    key = "sk-proj-CLIfakeKEYfake0123456789abcdefXYZ"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert main(["run", CHAPTER, "--model", "tutor", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "403" in out and key not in out + err
+
+
+# --- bad input: one line, exit 2, no traceback --------------------------------------------------
 
 @pytest.mark.parametrize("args, message", [
-    (["run", "x", "--max-steps", "0"], "must be positive"),
-    (["run", "x", "--max-cost", "lots"], "is not a float"),
-    (["run", "x", "--model", "gpt-4o"], "needs a real API"),
+    (["run", "x", "--max-steps", "0"], "argument --max-steps: must be at least 1, not 0"),
+    (["run", "x", "--max-steps", "1.5"], "'1.5' is not a whole number"),
+    (["run", "x", "--max-cost", "lots"], "argument --max-cost: 'lots' is not a number"),
+    (["run", "x", "--max-cost", "nan"], "must be a positive, finite number, not nan"),
+    (["run", "x", "--max-cost", "-0.5"], "must be a positive, finite number, not -0.5"),
+    (["run", "x", "--max-seconds", "NaN"], "must be a positive, finite number, not NaN"),
+    (["run", "x", "--max-seconds", "inf"], "must be a positive, finite number, not inf"),
+    (["run", "x", "--max-seconds", "1e999"], "must be a positive, finite number, not 1e999"),
+    (["run", "x", "--max-seconds", "0"], "must be a positive, finite number, not 0"),
+    (["serve", "--port", "70000"], "'70000' is not a port"),
     (["fly"], "invalid choice"),
 ])
-def test_bad_input_gets_a_clear_error(args, message):
-    result = agentlab(*args)
-    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+def test_bad_input_is_refused_in_one_line(args, message, capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(args)
+    out, err = capsys.readouterr()
+    assert exit.value.code == 2 and out == ""
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
-def test_a_fake_key_never_reaches_the_output():
-    key = "sk-proj-CLIfakeKEYfake0123456789abcdefXYZ"
-    result = agentlab("run", CHAPTER, "--model", "tutor", env={"OPENAI_API_KEY": key})
-    assert result.returncode == 0 and key not in result.stdout + result.stderr
+def test_a_model_that_needs_a_real_api_is_refused_in_one_line(capsys):
+    assert main(["run", "x", "--model", "gpt-4o"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: model 'gpt-4o' needs a real API") and len(err.splitlines()) == 1
 
 
-def test_models_lists_the_personas():
-    result = agentlab("models")
-    assert result.stdout.splitlines()[0].startswith("tutor ") and "tutor-looper" in result.stdout
+def test_an_error_is_one_line_and_debug_shows_the_traceback(capsys):
+    with socket.socket() as busy:  # serve cannot listen on a port that is taken
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        assert main(["serve", "--port", port]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: OSError: ") and len(err.splitlines()) == 1
+        with pytest.raises(OSError):
+            main(["serve", "--port", port, "--debug"])
+
+
+# --- help ---------------------------------------------------------------------------------------
+
+def subcommands():
+    parser = _parser()
+    actions = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return actions.choices
+
+
+@pytest.mark.parametrize("name", ["course", "run", "serve", "models"])
+def test_every_option_says_what_it_does_and_its_default(name):
+    command = subcommands()[name]
+    for action in command._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        text = command._get_formatter()._expand_help(action)
+        assert text.strip(), f"{name} {action.option_strings} has no help"
+        if action.option_strings:
+            assert "(default: " in text, f"{name} {action.option_strings}: {text}"
+
+
+def test_limits_help_names_units_and_the_defaults_of_limits(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--max-steps N the most model calls in the run (default: 10)" in text
+    assert "--max-cost USD budget for the whole run, in US dollars (default: 0.5)" in text
+    assert "in seconds (default: 120.0)" in text
+
+
+# --- output into a closed pipe (`... | head -1`) ------------------------------------------------
+
+class ClosedPipe:
+    """A stdout whose reader has gone away, as after `| head -1`."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+@pytest.mark.parametrize("args", [["models"], ["run", CHAPTER], ["run", "--help"]])
+def test_a_closed_pipe_ends_quietly(args, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(args) == PIPE_CLOSED
+    assert capsys.readouterr().err == ""
+
+
+def test_a_closed_pipe_ends_quietly_in_a_real_process():
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    process = agentlab_process("models", stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == PIPE_CLOSED and err == ""
+
+
+# --- Ctrl-C during a run: the summary, the partial record, exit 130 -----------------------------
+
+def interrupt_at_request(number, monkeypatch):
+    """Make the tutor's client raise KeyboardInterrupt (as Ctrl-C does) on request `number`."""
+    requests = []
+
+    def handler(method, path, body):
+        requests.append(path)
+        if len(requests) == number:
+            raise KeyboardInterrupt
+        return server.handle(method, path, body)
+
+    real_connect = agentlab.connect
+    monkeypatch.setattr(agentlab, "connect", lambda model=None, priced_as=None: real_connect(
+        model, priced_as=priced_as, transport=server.make_transport(handler)))
+
+
+def test_ctrl_c_prints_the_summary_of_the_finished_steps(monkeypatch, capsys):
+    interrupt_at_request(2, monkeypatch)
+    assert main(["run", CHAPTER]) == INTERRUPTED
+    out = capsys.readouterr().out
+    assert "step 0: calling get_time" in out
+    assert "stopped: interrupted (" in out
+    assert "stopped: interrupted after 1 step, 2 tool calls" in out.splitlines()[-1]
+
+
+def test_ctrl_c_with_json_writes_the_partial_record(monkeypatch, capsys):
+    interrupt_at_request(2, monkeypatch)
+    assert main(["run", CHAPTER, "--json"]) == INTERRUPTED
+    out, err = capsys.readouterr()
+    run = Run.from_json(out)
+    assert run.stop_reason == "interrupted" and len(run.steps) == 1 and run.answer is None
+    assert [c.name for c in run.tool_calls] == ["get_time", "calculate"]
+    assert run.cost_usd > 0 and run.limits["max_steps"] == 10
+    # The transcript is whole: every tool call the model asked for has its answer.
+    assert [m["role"] for m in run.messages] == ["system", "user", "assistant", "tool", "tool"]
+    assert "stopped: interrupted after 1 step" in err
+
+
+def test_a_run_that_run_agent_returns_as_interrupted_is_reported_the_same(monkeypatch, capsys):
+    def interrupted(task, tools, **options):
+        return Run(task=task, model="tutor", priced_as="gpt-4o-mini", limits={},
+                   stop_reason="interrupted", stop_detail="Ctrl-C")
+
+    monkeypatch.setattr(agentlab, "run_agent", interrupted)
+    assert main(["run", CHAPTER, "--json"]) == INTERRUPTED
+    out, err = capsys.readouterr()
+    assert Run.from_json(out).stop_reason == "interrupted"
+    assert "stopped: interrupted (Ctrl-C)" in err
+
+
+def test_ctrl_c_in_a_real_process(tmp_path):
+    """SIGINT, as Ctrl-C sends it, while the slow tutor (1 s a request) thinks about step 1."""
+    process = agentlab_process("run", CHAPTER, "--model", "tutor-slow", "--json",
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               # a shell that ignores SIGINT would pass that on: undo it
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    guard = threading.Timer(60, process.kill)  # never hang the suite
+    guard.start()
+    try:
+        log = []
+        for line in process.stderr:  # wait until step 0 is done: step 1 is now 1 s away
+            log.append(line)
+            if "step 0:" in line:
+                break
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate()
+    finally:
+        guard.cancel()
+    err = "".join(log) + err
+    assert process.returncode == INTERRUPTED, err
+    assert "Traceback" not in err and "stopped: interrupted after 1 step" in err
+    run = Run.from_json(out)
+    assert run.stop_reason == "interrupted" and len(run.steps) == 1
+
+
+# --- course -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("as_root", [True, False])
+def test_course_check_says_what_it_would_start(as_root, monkeypatch, capsys):
+    monkeypatch.setattr(course, "running_as_root", lambda: as_root)
+    assert main(["course", "--check", "--port", "9999", "--", "--ip=0.0.0.0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(course.ROOT_MESSAGE) == as_root
+    assert f"--ServerApp.root_dir={course.find_notebooks()}" in out
+    assert "--LabApp.news_url=None" in out and "--port=9999" in out and "--ip=0.0.0.0" in out
+    assert ("--allow-root" in out) == as_root
+
+
+def test_lab_arguments_pass_allow_root_only_as_root(tmp_path):
+    assert "--allow-root" in course.lab_arguments(tmp_path, as_root=True)
+    assert "--allow-root" not in course.lab_arguments(tmp_path, as_root=False)
+    assert "--no-browser" in course.lab_arguments(tmp_path, as_root=False, open_browser=False)
+
+
+def test_the_notebooks_are_found_from_anywhere_in_a_clone(tmp_path):
+    found = course.find_notebooks(here=tmp_path)
+    assert found.name == "notebooks" and (found / "01_the_loop_by_hand.ipynb").exists()
+    with pytest.raises(course.CourseError, match="run this from the agentlab folder"):
+        course.find_notebooks(checkout=tmp_path, here=tmp_path)
+
+
+def test_course_without_jupyterlab_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.setattr(course, "missing_packages", lambda: ["jupyterlab"])
+    assert main(["course"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: jupyterlab not installed for ") and "pip install -e ." in err
+    assert len(err.splitlines()) == 1
+
+
+def test_models_lists_the_personas(capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("tutor ") and "tutor-looper" in out
+
+
+def test_errors_name_the_command_as_it_was_typed(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["/home/me/agentlab/.venv/bin/agentlab"])
+    with pytest.raises(SystemExit):
+        main(["run", "x", "--max-steps", "0"])
+    assert capsys.readouterr().err.startswith("agentlab run: error: argument --max-steps")

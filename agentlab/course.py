@@ -1,0 +1,104 @@
+"""Open the course: JupyterLab on the notebooks, with this environment's Python, offline.
+
+    agentlab course                 # or: python -m agentlab course
+    agentlab course --check         # check that it can start, say what it would run, and exit
+    agentlab course -- --ip=0.0.0.0 # anything after -- goes to JupyterLab as it is
+
+It installs nothing and downloads nothing, so a second run starts at once and works with no
+network: JupyterLab's news feed and its update check (both fetched from the internet) are
+switched off. JupyterLab refuses to start as root (a container, a cloud VM) unless told
+--allow-root; the launcher passes that flag when it runs as root, and says so.
+
+Left out on purpose: choosing a kernel (the notebooks run on the Python that runs this) and
+any install step (that is the README's first command, run once).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import sys
+
+# JupyterLab options that keep it off the network: no news feed, no extension search in the
+# package index, no check for a newer version.
+OFFLINE_OPTIONS = ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
+                   "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+ROOT_MESSAGE = ("running as root: passing --allow-root to JupyterLab "
+                "(it refuses to start as root without it)")
+
+
+class CourseError(Exception):
+    """The course cannot open here; the message says what to do."""
+
+
+def find_notebooks(checkout: pathlib.Path | None = None, here: pathlib.Path | None = None
+                   ) -> pathlib.Path:
+    """The course's notebooks/ folder: beside the package (an `-e` install of a clone), else in
+    the current folder.
+
+    Example: a clone at ~/agentlab -> ~/agentlab/notebooks, from whatever folder you are in.
+    """
+    checkout = checkout or pathlib.Path(__file__).resolve().parent.parent
+    here = here or pathlib.Path.cwd()
+    for folder in (checkout / "notebooks", here / "notebooks"):
+        if any(folder.glob("*.ipynb")):
+            return folder
+    raise CourseError("cannot find the course's notebooks/ folder: run this from the agentlab "
+                      "folder (the one with notebooks/ and README.md)")
+
+
+def running_as_root() -> bool:
+    """True for root on Linux and macOS (Windows has no root and no --allow-root problem)."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def lab_arguments(notebooks: pathlib.Path, *, as_root: bool, port: int | None = None,
+                  open_browser: bool = True, extra: list[str] | tuple = ()) -> list[str]:
+    """JupyterLab's command-line arguments for the course.
+
+    Example: lab_arguments(Path("nb"), as_root=True, port=9000)
+             -> ["--ServerApp.root_dir=nb", "--LabApp.news_url=None", ...,
+                 "--port=9000", "--allow-root"]
+    """
+    arguments = [f"--ServerApp.root_dir={notebooks}", *OFFLINE_OPTIONS]
+    if port is not None:
+        arguments.append(f"--port={port}")
+    if not open_browser:
+        arguments.append("--no-browser")
+    if as_root:
+        arguments.append("--allow-root")
+    return arguments + list(extra)
+
+
+def missing_packages() -> list[str]:
+    """The packages the course needs to open that this Python cannot import."""
+    return [name for name in ("jupyterlab", "ipykernel", "ipywidgets", "matplotlib")
+            if importlib.util.find_spec(name) is None]
+
+
+def open_course(*, port: int | None = None, open_browser: bool = True, check: bool = False,
+                extra: list[str] | tuple = ()) -> int:
+    """Start JupyterLab on the notebooks (until Ctrl-C), or with check=True only check it could."""
+    missing = missing_packages()
+    if missing:
+        raise CourseError(f"{', '.join(missing)} not installed for {sys.executable}: run the "
+                          "README's course command (it installs them into .venv), or "
+                          "`python -m pip install -e .` in your environment")
+    notebooks = find_notebooks()
+    as_root = running_as_root()
+    arguments = lab_arguments(notebooks, as_root=as_root, port=port, open_browser=open_browser,
+                              extra=extra)
+    if as_root:
+        print(ROOT_MESSAGE, flush=True)
+    from jupyterlab.labapp import LabApp  # imported here: it takes a second
+    from jupyterlab import __version__ as lab_version
+
+    if check:
+        print(f"ok: JupyterLab {lab_version} with {sys.executable}; `agentlab course` runs "
+              f"jupyter lab {' '.join(arguments)}")
+        return 0
+    print(f"opening the course in JupyterLab {lab_version}: {notebooks} (Ctrl-C twice stops it)",
+          flush=True)
+    LabApp.launch_instance(argv=arguments)  # what the `jupyter lab` command itself calls
+    return 0
