@@ -113,7 +113,7 @@ def sweep(tasks: Sequence[Task], limit: str, values: Sequence, *, base: Limits |
           **run_options) -> list[Result]:
     """Run every task at every value of one limit (e.g. "max_steps" or "max_cost_usd").
 
-    progress=True shows a text progress line in a notebook. Other keyword arguments go to
+    progress=True prints a progress line at each quarter of the runs. Other keyword arguments go to
     run_agent (e.g. budget="after").
     """
     base = base or Limits()
@@ -191,31 +191,20 @@ def spread(rates: dict) -> dict:
 
 
 class TextProgress:
-    """A progress line that updates in place in a notebook and needs no widget to be read.
+    """Progress as plain printed lines, at each quarter of the runs: readable anywhere.
 
-    Saved notebooks keep its last state as plain text, so a notebook opened before running
-    shows "sweeping max_steps: 30/30 runs" rather than a widget's repr.
+    No widget: a notebook opened before running shows the saved text, never a widget's repr,
+    and a text line is the same on every run.
     """
-
-    WIDTH = 30
 
     def __init__(self, total: int, label: str):
         self.total, self.done, self.label = total, 0, label
-        self.handle = None
-        try:
-            from IPython import get_ipython
-            from IPython.display import display
-
-            if get_ipython() is not None:
-                self.handle = display(self, display_id=True)
-        except ImportError:
-            pass
+        self.marks = {max(1, round(total * q / 4)) for q in (1, 2, 3, 4)}
 
     def advance(self) -> None:
         self.done += 1
-        if self.handle is not None and (self.done == self.total or self.done % 5 == 0):
-            self.handle.update(self)
+        if self.done in self.marks:
+            print(self, flush=True)
 
     def __repr__(self):
-        filled = self.WIDTH * self.done // max(self.total, 1)
-        return f"{self.label}: [{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total} runs"
+        return f"{self.label}: {self.done}/{self.total} runs ({100 * self.done // max(self.total, 1)}%)"
