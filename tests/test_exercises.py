@@ -290,3 +290,63 @@ def test_every_check_is_used_by_a_student_notebook_and_its_solution(name):
 def test_verdicts_read_as_one_line():
     assert repr(ex.Verdict(True, "fine")) == "✓ Works: fine"
     assert not math.isnan(0.0) and repr(ex.Verdict(False, "no")) == "✗ Not yet: no"
+
+
+# --- the sweeps that check_success_rates and notebook 06 rely on ----------------------------
+
+def test_success_is_judged_by_the_answers_value():
+    from agentlab import Run
+    from agentlab.sweeps import Task, last_number
+
+    assert last_number("It's 19 °C in Lima. That is 66.2 °F.") == 66.2
+    assert last_number("1234 * 5678 = 7,006,652.") == 7006652
+    assert last_number("no number") is None and last_number(None) is None
+    task = Task("What is 17 * 23 + sqrt(144)?", "403", 403)
+
+    def ended(text, reason="answered"):
+        return Run(task="t", model="tutor", priced_as="x", limits={}, answer=text, stop_reason=reason)
+
+    assert task.solved_by(ended("17 * 23 + sqrt(144) = 403."))
+    assert task.solved_by(ended("The result is 403.0"))
+    assert not task.solved_by(ended("I think 403 is close: 404."))  # answered, but wrong
+    assert not task.solved_by(ended("403", reason="max_steps"))
+
+
+def test_measure_tasks_are_a_dozen_or_more_each_with_a_value():
+    from agentlab.sweeps import MEASURE_TASKS
+
+    assert len(MEASURE_TASKS) >= 12 and all(t.value is not None for t in MEASURE_TASKS)
+
+
+def test_spread():
+    from agentlab.sweeps import spread
+
+    assert spread({0: 0.5, 1: 1.0}) == {"mean": 0.75, "stdev": 0.354, "low": 0.5, "high": 1.0}
+    assert spread({0: 0.9})["stdev"] == 0.0
+
+
+def test_repeated_trials_send_temperature_and_a_seed_per_trial(monkeypatch):
+    from agentlab import server, sweeps
+
+    seen = []
+    original = server.handle
+
+    def spy(method, path, body, respond=None):
+        if path.endswith("chat/completions"):
+            request = json.loads(body)
+            seen.append((request.get("temperature"), request.get("seed")))
+        return original(method, path, body, respond=respond)
+
+    monkeypatch.setattr(server, "handle", spy)
+    results = sweeps.repeat(sweeps.MEASURE_TASKS[:2], times=3, temperature=0.7)
+    assert [r.setting for r in results] == [0, 0, 1, 1, 2, 2]
+    assert {t for t, _ in seen} == {0.7} and {s for _, s in seen} == {0, 1, 2}
+
+
+def test_progress_is_printed_text(capsys):
+    from agentlab.sweeps import MEASURE_TASKS, sweep
+
+    sweep(MEASURE_TASKS[:2], "max_steps", [1, 4], progress=True)
+    assert capsys.readouterr().out.splitlines() == [
+        "sweeping max_steps: 1/4 runs (25%)", "sweeping max_steps: 2/4 runs (50%)",
+        "sweeping max_steps: 3/4 runs (75%)", "sweeping max_steps: 4/4 runs (100%)"]
