@@ -95,7 +95,7 @@ def _reason_legend(ax, runs, extra=()):
 def _run_axis(ax, runs):
     ax.set_xlim(-0.6, max(len(runs), 3) - 0.4)  # one run is one bar, not a wall
     ax.set_xticks(range(len(runs)), run_labels(runs))
-    ax.set_xlabel("run (the key names each run's model, prices and budget)", fontsize=FONT - 1)
+    ax.set_xlabel("run", fontsize=FONT)
 
 
 def steps_per_run(runs: Sequence[Run], ax=None):
@@ -262,7 +262,7 @@ def compare(runs: Sequence[Run]):
     tokens; under them a key says each run's model, prices and budget mode."""
     runs = list(runs)
     key = run_key(runs)
-    fig, axes = plt.subplots(2, 2, figsize=(14, 9 + 0.3 * len(key)))
+    fig, axes = plt.subplots(2, 2, figsize=(14, 9 + 0.3 * (len(key) + 1)))
     steps_per_run(runs, axes[0][0])
     cost_per_run(runs, axes[0][1])
     if runs:
@@ -270,8 +270,10 @@ def compare(runs: Sequence[Run]):
         tokens_per_step(runs[-1], axes[1][1])
         title = f"Run #{len(runs)}: " + axes[1][0].get_title().replace("\n", " ")
         axes[1][0].set_title(textwrap.fill(title, 60), fontsize=FONT)
-    fig.text(0.01, 0.005, "\n".join(key), fontsize=FONT - 1, family="monospace", va="bottom")
-    fig.tight_layout(rect=(0, (0.3 * len(key) + 0.2) / (9 + 0.3 * len(key)), 1, 1))
+    fig.text(0.01, 0.005, "\n".join(["Runs: model, prices charged, budget (how it is checked), "
+                                       "step limit: why it stopped", *key]),
+             fontsize=FONT - 1, family="monospace", va="bottom")
+    fig.tight_layout(rect=(0, (0.3 * (len(key) + 1) + 0.2) / (9 + 0.3 * (len(key) + 1)), 1, 1))
     return fig
 
 

@@ -126,7 +126,7 @@ def test_compare_keys_each_run_with_its_prices_and_budget_mode():
     verbose = hand_made(2, "max_cost", budget=0.03)
     verbose.model, verbose.priced_as, verbose.budget_mode = "tutor-verbose", "gpt-4o", "after"
     fig = plots.compare(RUNS + [verbose])
-    key = fig.texts[0].get_text().splitlines()
+    key = fig.texts[0].get_text().splitlines()[1:]  # under a header line
     assert len(key) == 4
     assert key[3].startswith("#4 tutor-verbose, priced as gpt-4o, budget 3¢ (pay, then check)")
     assert "(never exceed)" in key[0]
