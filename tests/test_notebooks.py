@@ -85,3 +85,48 @@ def test_no_student_notebook_shows_a_solution_cell():
     for path in STUDENTS:
         text = path.read_text()
         assert "a reference solution" not in text, path.name
+
+
+def test_the_playground_suggestions_of_05_give_what_the_text_announces():
+    """Notebook 05's "What to try" promises outcomes from the playground's defaults; keep them true."""
+    pytest.importorskip("ipywidgets")
+    from agentlab.sweeps import COURSE_TASKS
+    from agentlab.widgets import Playground
+
+    text = "".join("".join(c["source"]) for c in cells_of(ROOT / "05_the_limits_playground.ipynb"))
+    peru = "What's the weather in the capital of Peru, in Fahrenheit?"
+
+    def fresh(**settings):
+        playground = Playground([task.text for task in COURSE_TASKS])
+        for name, value in settings.items():
+            getattr(playground, name).value = value
+        return playground
+
+    defaults = fresh()
+    assert (defaults.model.value, defaults.priced_as.value, defaults.max_steps.value,
+            defaults.max_cost_usd.value, defaults.budget_mode.value, defaults.wind_down.value) == (
+        "tutor", "gpt-4o-mini", 10, 0.5, "before", False)
+    assert "defaults: the first task, the model `tutor` priced as\n`gpt-4o-mini`, `max_steps` 10" in text
+
+    assert [fresh(task=peru, max_steps=n).run().stop_reason for n in (2, 3)] == ["max_steps"] * 2
+    assert "66.2 °F" in fresh(task=peru, max_steps=4).run().answer
+
+    verbose = dict(task=peru, model="tutor-verbose")
+    assert fresh(**verbose, max_cost_usd=10 ** -2.5).run().ok  # "answers down to 0.0032"
+    stopped = fresh(**verbose, max_cost_usd=10 ** -2.75).run()
+    assert (stopped.stop_reason, len(stopped.steps), round(stopped.cost_usd, 4)) == ("max_cost", 2, 0.001)
+    paid = fresh(**verbose, max_cost_usd=10 ** -2.75, budget_mode="after").run()
+    assert (paid.stop_reason, len(paid.steps), round(paid.cost_usd, 4), paid.answer) == (
+        "max_cost", 4, 0.0024, None)
+    assert f"{paid.cost_usd / 10 ** -2.75 - 1:.0%} over budget" in text
+
+    looper = fresh(model="tutor-looper", max_steps=3)
+    assert looper.run().answer is None
+    looper.wind_down.value = True
+    assert looper.run().answer.startswith("I had to stop before finishing")
+
+    slow = fresh(model="tutor-slow", max_seconds=2).run()
+    assert (slow.stop_reason, len(slow.steps)) == ("max_seconds", 1)
+
+    cut = fresh(task=peru, max_result_chars=100).run()
+    assert (cut.stop_reason, len(cut.steps)) == ("answered", 2) and "66.2" not in cut.answer
