@@ -58,7 +58,9 @@ def _attempt(description: str, fn, *args, **kwargs):
 
 
 def _short(value, limit: int = 80) -> str:
-    text = "..." if value is Ellipsis else repr(value) if not isinstance(value, Exception) else str(value)
+    if value is Ellipsis:
+        return "..."
+    text = str(value) if isinstance(value, Exception) else repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -130,7 +132,8 @@ def check_observe(observe) -> Verdict:
         if not isinstance(content, str):
             return Verdict(False, f"content must be text, not {type(content).__name__}: "
                            "turn the result into a string, e.g. json.dumps(result)")
-        missing = [str(v) for v in (result["temp_c"], result["conditions"]) if str(v) not in content]
+        values = (result["temp_c"], result["conditions"])
+        missing = [str(v) for v in values if str(v) not in content]
         if missing:
             return Verdict(False, f"the content does not carry the result: {missing} missing from "
                            f"{_short(content)}")
@@ -192,7 +195,8 @@ def check_temperature_tool(candidate) -> Verdict:
     if not params["celsius"].get("description"):
         return Verdict(False, "describe celsius in an Args: section of the docstring")
     if not candidate.description:
-        return Verdict(False, "give the function a docstring: its first line is what the model reads")
+        return Verdict(False, "give the function a docstring: its first line is what the "
+                       "model reads")
     for c, f in ((100, 212), (-40, -40), (37, 98.6), (0, 32), (21.5, 70.7)):
         got, failed = _attempt(f"convert_temperature({c})", candidate, c)
         if failed is not None:
@@ -291,7 +295,8 @@ def check_europe_only(approve) -> Verdict:
     cases += [("calculate", {"expression": "1 + 1"}, False), ("get_time", {}, False),
               ("delete_files", {"path": "/home"}, False)]
     for name, arguments, allowed in cases:
-        verdict, failed = _attempt(f"approve({name!r}, {arguments})", approve, name, dict(arguments))
+        verdict, failed = _attempt(f"approve({name!r}, {arguments})", approve, name,
+                                   dict(arguments))
         if failed is not None:
             return failed
         if verdict is Ellipsis:
@@ -306,7 +311,8 @@ def check_europe_only(approve) -> Verdict:
     run = run_agent("Is it warmer in Tokyo or in Paris?", COURSE_TOOLS, client=_tutor(),
                     approve=approve)
     denied = [c.name + str(json.loads(c.arguments)) for c in run.tool_calls if c.denied]
-    return Verdict(True, f"in a real run the model was refused {denied} and answered: {run.answer!r}")
+    return Verdict(True, f"in a real run the model was refused {denied} and answered: "
+                   f"{run.answer!r}")
 
 
 def check_looper_settings(limits, wind_down=False) -> Verdict:
@@ -349,7 +355,8 @@ def check_smallest_budget(max_cost_usd) -> Verdict:
     value = _number(max_cost_usd)
     if value is None:
         hint = ": fill in the stub" if _is_stub_result(max_cost_usd) else ""
-        return Verdict(False, f"give the budget as a number of dollars, not {_short(max_cost_usd)}{hint}")
+        return Verdict(False, f"give the budget as a number of dollars, not "
+                       f"{_short(max_cost_usd)}{hint}")
     budgets = slider_budgets()
     smallest = next(b for b in budgets if _answers_at(b))
     if abs(value - smallest) <= 0.03 * smallest:  # the slider's readout rounds to 2 digits
@@ -375,7 +382,8 @@ def check_success_rates(success_rates) -> Verdict:
     tasks = sweeps.MEASURE_TASKS[:6]
     for limit, values in (("max_steps", [1, 2, 4]), ("max_result_chars", [40, 4000])):
         results = sweeps.sweep(tasks, limit, values, client=client)
-        expected = {v: sum(r.solved for r in results if r.setting == v) / len(tasks) for v in values}
+        expected = {v: sum(r.solved for r in results if r.setting == v) / len(tasks)
+                    for v in values}
         got, failed = _attempt(f"success_rates(a {limit} sweep)", success_rates, results)
         if failed is not None:
             return failed
@@ -388,7 +396,8 @@ def check_success_rates(success_rates) -> Verdict:
         wrong = {k: got[k] for k in expected
                  if numbers[k] is None or abs(numbers[k] - expected[k]) > 1e-9}
         if wrong:
-            return Verdict(False, f"for the {limit} sweep expected {expected}, got {_short(got, 120)}: "
+            return Verdict(False, f"for the {limit} sweep expected {expected}, got "
+                           f"{_short(got, 120)}: "
                            + _rate_hint(results, got, expected))
     return Verdict(True, f"right on two sweeps, e.g. {_short(got, 120)}")
 

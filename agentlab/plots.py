@@ -102,8 +102,9 @@ def steps_per_run(runs: Sequence[Run], ax=None):
     """One bar per run: how many steps it took, coloured by why it stopped; its max_steps drawn."""
     runs = list(runs)
     answered = sum(r.stop_reason == "answered" for r in runs)
-    ax = _axes(ax, f"{answered} of {len(runs)} runs answered; the others hit a limit (red: max_steps)"
-               if answered < len(runs) else f"All {len(runs)} runs answered within their step limit")
+    title = (f"{answered} of {len(runs)} runs answered; the others hit a limit (red: max_steps)"
+             if answered < len(runs) else f"All {len(runs)} runs answered within their step limit")
+    ax = _axes(ax, title)
     ax.bar(range(len(runs)), [len(r.steps) for r in runs],
            color=[COLOURS[r.stop_reason] for r in runs], width=0.6)
     limits = [r.limits.get("max_steps") for r in runs]
@@ -112,7 +113,8 @@ def steps_per_run(runs: Sequence[Run], ax=None):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(0, max([1, *limits, *(len(r.steps) for r in runs)]) * 1.25)
     _run_axis(ax, runs)
-    _reason_legend(ax, runs, [plt.Line2D([], [], color=LIMIT, lw=3, label="step limit (max_steps)")])
+    limit = plt.Line2D([], [], color=LIMIT, lw=3, label="step limit (max_steps)")
+    _reason_legend(ax, runs, [limit])
     return ax
 
 
@@ -198,6 +200,8 @@ def prompt_parts(run: Run) -> list[tuple[int, int, int]]:
 
     By the tutor's token rule (an estimate for a real model): the schemas are what the first
     prompt holds beyond its two messages, and they are sent again at every step.
+
+    Example: a first prompt of 444 tokens whose two messages count 55 has 389 schema tokens
     """
     from .tutor import count_tokens, message_tokens
 

@@ -125,7 +125,8 @@ def sweep(tasks: Sequence[Task], limit: str, values: Sequence, *, base: Limits |
     for value in values:
         limits = dataclasses.replace(base, **{limit: value})
         for task in tasks:
-            run = run_agent(task.text, tools, client=client, model=model, limits=limits, **run_options)
+            run = run_agent(task.text, tools, client=client, model=model, limits=limits,
+                            **run_options)
             results.append(Result(value, task, run))
             if bar is not None:
                 bar.advance()
@@ -207,4 +208,5 @@ class TextProgress:
             print(self, flush=True)
 
     def __repr__(self):
-        return f"{self.label}: {self.done}/{self.total} runs ({100 * self.done // max(self.total, 1)}%)"
+        percent = 100 * self.done // max(self.total, 1)
+        return f"{self.label}: {self.done}/{self.total} runs ({percent}%)"

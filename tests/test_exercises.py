@@ -3,7 +3,6 @@
 
 import collections
 import json
-import math
 import os
 import pathlib
 
@@ -11,6 +10,7 @@ import pytest
 
 from agentlab import Deny, Limits, connect, tool
 from agentlab import exercises as ex
+from agentlab import sweeps
 
 STUBS = [None, ..., 42, "text", lambda *a, **k: None, lambda *a, **k: ...,
          lambda *a, **k: (_ for _ in ()).throw(NotImplementedError)]
@@ -66,8 +66,10 @@ def test_check_estimate_cost():
 
 # --- 02 --------------------------------------------------------------------------------------
 
-def _temperature_tool(body, doc="Celsius to Fahrenheit.\n\n    Args:\n        celsius: degrees C.\n",
-                      annotation=float):
+DOCUMENTED = "Celsius to Fahrenheit.\n\n    Args:\n        celsius: degrees C.\n"
+
+
+def _temperature_tool(body, doc=DOCUMENTED, annotation=float):
     def convert_temperature(celsius: annotation) -> float:
         return body(celsius)
     convert_temperature.__doc__ = doc
@@ -99,7 +101,8 @@ def test_check_count_tool_calls():
         return counts
 
     assert ex.check_count_tool_calls(with_loops)
-    assert ex.check_count_tool_calls(lambda run: collections.Counter(c.name for c in run.tool_calls))
+    assert ex.check_count_tool_calls(
+        lambda run: collections.Counter(c.name for c in run.tool_calls))
     refused(ex.check_count_tool_calls(lambda run: {"lookup_country": 2, "get_weather": 2}))
     refused(ex.check_count_tool_calls(lambda run: {c.name: 1 for c in run.tool_calls}))
     refused(ex.check_count_tool_calls(lambda run: {"get_weather": len(run.steps)}))
@@ -254,7 +257,7 @@ RIGHT = {
     else Deny("no"),
     "check_looper_settings": Limits(max_steps=3),
     "check_smallest_budget": 10 ** -2.75,
-    "check_success_rates": lambda results: __import__("agentlab.sweeps").sweeps.success_rates(results),
+    "check_success_rates": lambda results: sweeps.success_rates(results),
     "check_pick_client": lambda: connect("gpt-4o-mini") if os.environ.get("OPENAI_API_KEY")
     else connect("tutor"),
 }
@@ -265,7 +268,8 @@ def test_every_check_has_a_right_answer_here():
 
 
 @pytest.mark.parametrize("name", CHECKS)
-def test_a_key_in_the_environment_changes_nothing_and_nothing_reaches_the_network(name, monkeypatch):
+def test_a_key_in_the_environment_changes_nothing_and_nothing_reaches_the_network(
+        name, monkeypatch):
     import httpx
 
     def no_network(self, request):
@@ -289,7 +293,7 @@ def test_every_check_is_used_by_a_student_notebook_and_its_solution(name):
 
 def test_verdicts_read_as_one_line():
     assert repr(ex.Verdict(True, "fine")) == "✓ Works: fine"
-    assert not math.isnan(0.0) and repr(ex.Verdict(False, "no")) == "✗ Not yet: no"
+    assert repr(ex.Verdict(False, "no")) == "✗ Not yet: no"
 
 
 # --- the sweeps that check_success_rates and notebook 06 rely on ----------------------------
@@ -304,7 +308,8 @@ def test_success_is_judged_by_the_answers_value():
     task = Task("What is 17 * 23 + sqrt(144)?", "403", 403)
 
     def ended(text, reason="answered"):
-        return Run(task="t", model="tutor", priced_as="x", limits={}, answer=text, stop_reason=reason)
+        return Run(task="t", model="tutor", priced_as="x", limits={}, answer=text,
+                   stop_reason=reason)
 
     assert task.solved_by(ended("17 * 23 + sqrt(144) = 403."))
     assert task.solved_by(ended("The result is 403.0"))

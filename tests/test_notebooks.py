@@ -26,7 +26,8 @@ def shown(cell) -> str:
 
 
 def test_the_course_is_all_there():
-    assert [p.name.split("_")[0] for p in STUDENTS] == ["01", "02", "03", "04a", "04b", "05", "06", "07"]
+    numbers = [p.name.split("_")[0] for p in STUDENTS]
+    assert numbers == ["01", "02", "03", "04a", "04b", "05", "06", "07"]
     assert [p.name for p in SOLUTIONS] == [p.stem + "_solutions.ipynb" for p in STUDENTS]
 
 
@@ -43,9 +44,11 @@ def test_hygiene(path):
     assert not KEY.search(text), "something shaped like an API key is saved in the notebook"
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
     for o in outputs:
-        assert "image/svg+xml" not in o.get("data", {}), "figures are PNG (SVGs carry dates and ids)"
+        assert "image/svg+xml" not in o.get("data", {}), \
+            "figures are PNG (SVGs carry dates and ids)"
         plain = "".join(o.get("data", {}).get("text/plain", ""))
-        assert not WIDGET_REPR.search(plain), f"a raw widget repr shows before running: {plain[:80]}"
+        assert not WIDGET_REPR.search(plain), \
+            f"a raw widget repr shows before running: {plain[:80]}"
     ignored = [c for c in code if "NBVAL_IGNORE_OUTPUT" in "".join(c["source"])]
     assert len(ignored) <= 2
     for c in ignored:
@@ -61,12 +64,14 @@ def test_students_learn_first_try_stubs_and_end_with_a_recap(path):
     recap = "".join(cells[-1]["source"])
     assert cells[-1]["cell_type"] == "markdown" and recap.startswith("## Recap")
     assert len(re.findall(r"^- ", recap, re.M)) == 3, "a three-line recap closes the notebook"
-    checks = [c for c in cells if c["cell_type"] == "code" and CHECK_CALL.search("".join(c["source"]))]
+    checks = [c for c in cells
+              if c["cell_type"] == "code" and CHECK_CALL.search("".join(c["source"]))]
     assert checks, "every chapter has at least one checked exercise"
     for cell in checks:
         source, output = "".join(cell["source"]), shown(cell)
         assert "..." in source, "the exercise is a stub the student fills in"
-        assert "✗ Not yet" in output and "✓" not in output, "a student sees the stub fail, not an answer"
+        assert "✗ Not yet" in output and "✓" not in output, \
+            "a student sees the stub fail, not an answer"
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
@@ -74,7 +79,8 @@ def test_solutions_pass_every_check(path):
     checks = [c for c in cells_of(path) if c["cell_type"] == "code"
               and CHECK_CALL.search("".join(c["source"]))]
     student = ROOT / path.name.replace("_solutions", "")
-    student_checks = {m for c in cells_of(student) for m in CHECK_CALL.findall("".join(c["source"]))}
+    student_checks = {m for c in cells_of(student)
+                      for m in CHECK_CALL.findall("".join(c["source"]))}
     assert {m for c in checks for m in CHECK_CALL.findall("".join(c["source"]))} == student_checks
     for cell in checks:
         output = shown(cell)
@@ -88,7 +94,8 @@ def test_no_student_notebook_shows_a_solution_cell():
 
 
 def test_the_playground_suggestions_of_05_give_what_the_text_announces():
-    """Notebook 05's "What to try" promises outcomes from the playground's defaults; keep them true."""
+    """Notebook 05's "What to try" promises outcomes from the playground's defaults: keep
+    them true."""
     pytest.importorskip("ipywidgets")
     from agentlab.sweeps import COURSE_TASKS
     from agentlab.widgets import Playground
@@ -106,7 +113,8 @@ def test_the_playground_suggestions_of_05_give_what_the_text_announces():
     assert (defaults.model.value, defaults.priced_as.value, defaults.max_steps.value,
             defaults.max_cost_usd.value, defaults.budget_mode.value, defaults.wind_down.value) == (
         "tutor", "gpt-4o-mini", 10, 0.5, "before", False)
-    assert "defaults: the first task, the model `tutor` priced as\n`gpt-4o-mini`, `max_steps` 10" in text
+    assert ("defaults: the first task, the model `tutor` priced as\n`gpt-4o-mini`, "
+            "`max_steps` 10") in text
 
     assert [fresh(task=peru, max_steps=n).run().stop_reason for n in (2, 3)] == ["max_steps"] * 2
     assert "66.2 °F" in fresh(task=peru, max_steps=4).run().answer
@@ -114,7 +122,8 @@ def test_the_playground_suggestions_of_05_give_what_the_text_announces():
     verbose = dict(task=peru, model="tutor-verbose")
     assert fresh(**verbose, max_cost_usd=10 ** -2.5).run().ok  # "answers down to 0.0032"
     stopped = fresh(**verbose, max_cost_usd=10 ** -2.75).run()
-    assert (stopped.stop_reason, len(stopped.steps), round(stopped.cost_usd, 4)) == ("max_cost", 2, 0.001)
+    assert (stopped.stop_reason, len(stopped.steps), round(stopped.cost_usd, 4)) == (
+        "max_cost", 2, 0.001)
     paid = fresh(**verbose, max_cost_usd=10 ** -2.75, budget_mode="after").run()
     assert (paid.stop_reason, len(paid.steps), round(paid.cost_usd, 4), paid.answer) == (
         "max_cost", 4, 0.0024, None)

@@ -60,7 +60,8 @@ def test_within_a_run():
     assert list(line[0].get_ydata()) == pytest.approx([0.001, 0.002, 0.003])
     assert line[1].get_ydata()[0] == 0.004  # the budget line
     far = plots.cumulative_cost(hand_made(3, "answered", budget=0.5))
-    assert [t.get_text() for t in far.get_legend().get_texts()] == ["spent", "budget 50¢ (far above)"]
+    legend = [t.get_text() for t in far.get_legend().get_texts()]
+    assert legend == ["spent", "budget 50¢ (far above)"]
     assert far.get_ylim()[1] == pytest.approx(0.003 * 1.15)
     tokens = plots.tokens_per_step(run)  # schemas (the first prompt beyond its 3 priming
     # tokens), system prompt (none here), the rest (priming + conversation), then the completion
@@ -79,7 +80,8 @@ def test_compare_and_determinism():
 
 def test_plots_of_real_offline_runs():
     runs = [run_agent("What's the weather in the capital of Peru, in Fahrenheit?", COURSE_TOOLS),
-            run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", limits=Limits(max_steps=2))]
+            run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper",
+                      limits=Limits(max_steps=2))]
     ax = plots.steps_per_run(runs)
     assert [b.get_height() for b in ax.patches] == [4, 2]
     tokens = plots.tokens_per_step(runs[0])
@@ -113,7 +115,8 @@ def test_titles_say_what_to_see():
 
 def test_cumulative_cost_draws_the_look_ahead_that_stopped_a_run():
     run = hand_made(2, "max_cost", budget=0.003)
-    run.stop_detail = "the next call could cost up to $0.002000 and only $0.001000 of the $0.003000 budget is left"
+    run.stop_detail = ("the next call could cost up to $0.002000 and only $0.001000 of the "
+                       "$0.003000 budget is left")
     ax = plots.cumulative_cost(run)
     look = [line for line in ax.get_lines() if line.get_label().startswith("look-ahead")][0]
     assert list(look.get_xdata()) == [1, 2]
@@ -135,6 +138,7 @@ def test_compare_keys_each_run_with_its_prices_and_budget_mode():
 
 def test_loop_diagram_highlights_one_part():
     ax = plots.loop_diagram("act")
-    faces = [matplotlib.colors.to_hex(p.get_facecolor()) for p in ax.patches if hasattr(p, "get_boxstyle")]
+    faces = [matplotlib.colors.to_hex(p.get_facecolor()) for p in ax.patches
+             if hasattr(p, "get_boxstyle")]
     assert faces.count("#ffd166") == 1
     assert "One step = one turn" in ax.get_title()
