@@ -1,11 +1,17 @@
 """Checks for the notebooks' exercises: each tells a student whether an attempt works, and why not.
 
     from agentlab.exercises import check_temperature_tool
-    check_temperature_tool(my_tool)      # ✓ ... or ✗ ... with the reason
+    check_temperature_tool(my_tool)      # ✓ Works: ... or ✗ Not yet: ... with a hint
 
-Every check runs the student's code on the offline tutor, catches what it raises, and returns
-a Verdict (true when the attempt works; it prints as one line). The notebooks run each check on
-a reference solution, so the checks themselves are tested whenever the notebooks are.
+How every check behaves (and tests/test_exercises.py holds them to it):
+- it takes the student's function (or value) as an argument, never reads globals;
+- it never crashes: an exception, a stub's `...`, None or a wrong type becomes "✗ Not yet";
+- it tries several inputs, so a hard-coded answer for one of them does not pass;
+- it runs on the offline tutor through connect("tutor"), always: a key in the environment
+  changes nothing, and no check ever reaches a real API.
+
+The student notebooks show each check failing on the stub; notebooks/solutions/ shows it
+passing on a reference solution.
 """
 
 from __future__ import annotations
@@ -14,13 +20,17 @@ import collections
 import contextlib
 import dataclasses
 import json
+import math
 import os
+import types
 
 from .loop import Limits, run_agent
 from .models import connect
 from .records import Run
 from .toolkit import COURSE_TOOLS, get_weather
 from .tools import Deny, Tool
+
+TUTOR = "tutor"  # every check's model: the offline tutor, named explicitly
 
 
 @dataclasses.dataclass
@@ -36,39 +46,138 @@ class Verdict:
 
 
 def _attempt(description: str, fn, *args, **kwargs):
-    """Call student code; return (result, None) or (None, a Verdict saying what it raised)."""
+    """Call student code; return (result, None) or (None, a Verdict saying what went wrong)."""
+    if not callable(fn):
+        return None, Verdict(False, f"expected a function, got {_short(fn)}")
     try:
         return fn(*args, **kwargs), None
+    except NotImplementedError:
+        return None, Verdict(False, f"{description}: fill in the stub first")
     except Exception as e:
-        return None, Verdict(False, f"{description} raised {type(e).__name__}: {e}")
+        return None, Verdict(False, f"{description} raised {type(e).__name__}: {_short(e, 150)}")
+
+
+def _short(value, limit: int = 80) -> str:
+    if value is Ellipsis:
+        return "..."
+    text = str(value) if isinstance(value, Exception) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_stub_result(value) -> bool:
+    return value is None or value is Ellipsis
+
+
+def _number(value) -> float | None:
+    """value as a float, or None if it is not a real number (bools are not numbers here)."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value)
+
+
+def _tutor(model: str = TUTOR):
+    return connect(model)
 
 
 # --- 01: the loop by hand ------------------------------------------------------------------
 
-def check_observe(observe) -> Verdict:
-    """observe(messages, call, result) appends the tool message answering `call`."""
-    client = connect("tutor")
-    messages = [{"role": "user", "content": "What's the weather in Paris, and should I take a coat?"}]
+COAT = "What's the weather in {city}, and should I take a coat?"
+
+
+def _one_request(city: str, call_id: str):
+    """A conversation in which the tutor has asked for get_weather(city); the call gets call_id."""
+    client = _tutor()
+    messages = [{"role": "user", "content": COAT.format(city=city)}]
     response = client.chat(messages=messages, tools=[get_weather.schema])
-    messages.append(response.message)
-    call = response.tool_calls[0]
-    before = len(messages)
-    _, failed = _attempt("observe(...)", observe, messages, call, get_weather("Paris"))
-    if failed is not None:
-        return failed
-    if len(messages) != before + 1:
-        return Verdict(False, f"observe should append exactly one message; it added {len(messages) - before}")
-    added = messages[-1]
-    if not isinstance(added, dict) or added.get("role") != "tool":
-        return Verdict(False, "the appended message needs role 'tool'")
-    if added.get("tool_call_id") != call.id:
-        return Verdict(False, f"tool_call_id must be the call's id ({call.id!r}) so the model knows which call it answers")
-    if not isinstance(added.get("content"), str):
-        return Verdict(False, "content must be text: json.dumps(result)")
-    answer = client.chat(messages=messages, tools=[get_weather.schema]).message["content"] or ""
-    if "take a coat" not in answer:
-        return Verdict(False, f"the model could not use that result; it said: {answer[:120]!r}")
-    return Verdict(True, f"the model read your observation and answered: {answer!r}")
+    raw = response.tool_calls[0]
+    call = types.SimpleNamespace(id=call_id, type="function", function=types.SimpleNamespace(
+        name=raw.function.name, arguments=raw.function.arguments))
+    message = dict(response.message, tool_calls=[
+        {"id": call_id, "type": "function",
+         "function": {"name": raw.function.name, "arguments": raw.function.arguments}}])
+    messages.append(message)
+    return client, messages, call
+
+
+def check_observe(observe) -> Verdict:
+    """observe(messages, call, result) appends the tool message that answers `call` with `result`.
+
+    Any text the model can read is right (json.dumps(result), str(result), ...): the check asks
+    that the text carries the result's values. Tried on two cities with two call ids.
+    """
+    answers = []
+    for city, call_id in (("Paris", "call_check_paris_7"), ("Oslo", "call_check_oslo_3")):
+        client, messages, call = _one_request(city, call_id)
+        result = get_weather(city)
+        before = len(messages)
+        _, failed = _attempt("observe(messages, call, result)", observe, messages, call, result)
+        if failed is not None:
+            return failed
+        if not isinstance(messages, list) or len(messages) != before + 1:
+            added = len(messages) - before if isinstance(messages, list) else "?"
+            hint = " (fill in the stub)" if added == 0 else ""
+            return Verdict(False, f"observe should append exactly one message to messages; "
+                           f"it added {added}{hint}")
+        added = messages[-1]
+        if not isinstance(added, dict) or added.get("role") != "tool":
+            return Verdict(False, "append a dict with role 'tool': "
+                           "{'role': 'tool', 'tool_call_id': ..., 'content': ...}")
+        if added.get("tool_call_id") != call.id:
+            return Verdict(False, f"tool_call_id must be the call's id ({call.id!r}), not "
+                           f"{_short(added.get('tool_call_id'))}: it tells the model which "
+                           "request this answers")
+        content = added.get("content")
+        if not isinstance(content, str):
+            return Verdict(False, f"content must be text, not {type(content).__name__}: "
+                           "turn the result into a string, e.g. json.dumps(result)")
+        values = (result["temp_c"], result["conditions"])
+        missing = [str(v) for v in values if str(v) not in content]
+        if missing:
+            return Verdict(False, f"the content does not carry the result: {missing} missing from "
+                           f"{_short(content)}")
+        reply = client.chat(messages=messages, tools=[get_weather.schema])
+        answers.append(reply.message.get("content") or "")
+    return Verdict(True, f"the model read your observation and answered: {answers[0]!r}")
+
+
+def check_estimate_cost(estimate_cost) -> Verdict:
+    """estimate_cost(prompt_tokens, completion_tokens, input_per_mtok, output_per_mtok) -> dollars.
+
+    Prices are US dollars per million tokens, as price lists give them.
+    """
+    cases = [(215, 20, 0.15, 0.60), (444, 30, 2.50, 10.00), (1_000_000, 0, 0.15, 0.60),
+             (0, 1_000_000, 0.15, 0.60), (12_345, 678, 0.40, 1.60)]
+    for prompt, completion, p_in, p_out in cases:
+        expected = (prompt * p_in + completion * p_out) / 1e6
+        call = f"estimate_cost({prompt}, {completion}, {p_in}, {p_out})"
+        got, failed = _attempt(call, estimate_cost, prompt, completion, p_in, p_out)
+        if failed is not None:
+            return failed
+        if _is_stub_result(got):
+            return Verdict(False, f"{call} returned {_short(got)}: fill in the stub and return "
+                           "the cost in dollars")
+        number = _number(got)
+        if number is None:
+            return Verdict(False, f"{call} should return a number of dollars, not {_short(got)}")
+        if not math.isclose(number, expected, rel_tol=1e-9, abs_tol=1e-15):
+            return Verdict(False, f"{call} should be ${expected:.8f}, not {_short(got)}: "
+                           + _cost_hint(number, prompt, completion, p_in, p_out))
+    return Verdict(True, "tokens x price per million / 1,000,000, for input and output separately")
+
+
+def _cost_hint(got: float, prompt: int, completion: int, p_in: float, p_out: float) -> str:
+    """Name the likely mistake behind a wrong cost."""
+    if math.isclose(got, (prompt * p_in + completion * p_out) / 1e3, rel_tol=1e-6):
+        return "prices are per million tokens, not per thousand"
+    if math.isclose(got, (prompt * p_out + completion * p_in) / 1e6, rel_tol=1e-6):
+        return "input and output prices are swapped"
+    if math.isclose(got, prompt * p_in + completion * p_out, rel_tol=1e-6):
+        return "divide by a million: prices are per million tokens"
+    if math.isclose(got, (prompt + completion) * p_in / 1e6, rel_tol=1e-6):
+        return "completion tokens have their own (higher) price"
+    return "cost = (prompt x input price + completion x output price) / 1,000,000"
 
 
 # --- 02: tools ------------------------------------------------------------------------------
@@ -77,71 +186,150 @@ def check_temperature_tool(candidate) -> Verdict:
     """A @tool convert_temperature(celsius: float) -> Fahrenheit, with its argument described."""
     if not isinstance(candidate, Tool):
         return Verdict(False, "decorate your function with @tool")
-    params = candidate.parameters.get("properties", {})
+    parameters = getattr(candidate, "parameters", None) or {}
+    params = parameters.get("properties", {}) if isinstance(parameters, dict) else {}
     if list(params) != ["celsius"]:
         return Verdict(False, f"it should take one argument, celsius; it takes {list(params)}")
     if params["celsius"].get("type") != "number":
-        return Verdict(False, "annotate celsius as float, so the model sends a number")
+        return Verdict(False, "annotate celsius as float, so the model may send 36.6 as well as 37")
     if not params["celsius"].get("description"):
         return Verdict(False, "describe celsius in an Args: section of the docstring")
     if not candidate.description:
-        return Verdict(False, "give the function a docstring: its first line is what the model reads")
-    for c, f in ((100, 212), (-40, -40), (37, 98.6)):
+        return Verdict(False, "give the function a docstring: its first line is what the "
+                       "model reads")
+    for c, f in ((100, 212), (-40, -40), (37, 98.6), (0, 32), (21.5, 70.7)):
         got, failed = _attempt(f"convert_temperature({c})", candidate, c)
         if failed is not None:
             return failed
-        if not isinstance(got, (int, float)) or abs(got - f) > 1e-6:
-            return Verdict(False, f"{c} °C should be {f} °F, not {got!r}")
-    return Verdict(True, "schema and results are right: " + json.dumps(candidate.schema["function"]["parameters"]))
+        number = _number(got)
+        if number is None or abs(number - f) > 1e-6:
+            hint = " (fill in the stub)" if _is_stub_result(got) else ""
+            return Verdict(False, f"{c} °C should be {f} °F, not {_short(got)}{hint}")
+    return Verdict(True, "schema and results are right: "
+                   + json.dumps(candidate.schema["function"]["parameters"]))
 
 
 # --- 03: the loop and its record ------------------------------------------------------------
 
+RECORD_TASKS = [
+    "Is it warmer in the capital of Japan or the capital of France?",
+    "What's the weather in Paris, and should I take a coat?",
+    "What time is it, and what is 17 * 23 + sqrt(144)?",
+    "What's the weather in the capital of Peru, in Fahrenheit?",
+    "Tell me a joke.",
+]
+
+
 def check_count_tool_calls(count_tool_calls) -> Verdict:
-    """count_tool_calls(run) -> {tool name: how many times the model asked for it}."""
-    run = run_agent("Is it warmer in the capital of Japan or the capital of France?", COURSE_TOOLS)
-    expected = dict(collections.Counter(call.name for call in run.tool_calls))
-    got, failed = _attempt("count_tool_calls(run)", count_tool_calls, run)
-    if failed is not None:
-        return failed
-    if got != expected:
-        return Verdict(False, f"expected {expected}, got {got!r}: look at run.steps[i].tool_calls")
-    return Verdict(True, f"{got}")
+    """count_tool_calls(run) -> {tool name: how many times the model asked for it}.
+
+    Tried on five different runs (one with no tool call at all), so no fixed answer passes.
+    """
+    client = _tutor()
+    shown = None
+    for task in RECORD_TASKS:
+        run = run_agent(task, COURSE_TOOLS, client=client)
+        expected = dict(collections.Counter(call.name for call in run.tool_calls))
+        got, failed = _attempt(f"count_tool_calls(run of {task!r})", count_tool_calls, run)
+        if failed is not None:
+            return failed
+        if _is_stub_result(got):
+            return Verdict(False, f"count_tool_calls returned {_short(got)}: fill in the stub")
+        if not isinstance(got, dict):
+            return Verdict(False, f"return a dict {{tool name: count}}, not {type(got).__name__}")
+        if dict(got) != expected:
+            return Verdict(False, f"for {task!r} expected {expected}, got {_short(got)}: every "
+                           "step's tool_calls count, and a run with none gives {}")
+        shown = shown or got
+    return Verdict(True, f"right on {len(RECORD_TASKS)} runs, e.g. {dict(shown)}")
 
 
-# --- 04: guardrails -------------------------------------------------------------------------
+# --- 04a: the chapter's guardrails -----------------------------------------------------------
+
+LONG_RESULT = {"city": "Paris", "report": "rain, " * 2000}
+SHORT_RESULT = {"city": "Oslo", "temp_c": -3, "note": 'a "quoted" word'}
+
+
+def check_truncate(truncate) -> Verdict:
+    """truncate(result, max_chars) -> text for the model: valid JSON, at most max_chars long.
+
+    A short result comes through whole; a long one is cut but stays valid JSON and keeps the
+    start of the result (the chapter's json.dumps(result)[:4000] breaks the JSON).
+    """
+    for result, max_chars in ((SHORT_RESULT, 200), (LONG_RESULT, 300), (LONG_RESULT, 1000),
+                              ("a plain string " * 50, 120)):
+        call = f"truncate(<{len(json.dumps(result)):,}-character result>, {max_chars})"
+        got, failed = _attempt(call, truncate, result, max_chars)
+        if failed is not None:
+            return failed
+        if not isinstance(got, str):
+            hint = ": fill in the stub" if _is_stub_result(got) else ""
+            return Verdict(False, f"{call} should return text, not {_short(got)}{hint}")
+        if len(got) > max_chars:
+            return Verdict(False, f"{call} returned {len(got):,} characters: at most {max_chars}")
+        try:
+            parsed = json.loads(got)
+        except ValueError:
+            return Verdict(False, f"{call} is not valid JSON ({_short(got[-40:])} at its end): "
+                           "cut the text inside, then build the JSON")
+        whole = json.dumps(result)
+        if len(whole) <= max_chars and parsed != result:
+            return Verdict(False, f"a result that fits should come through unchanged; got "
+                           f"{_short(got)}")
+        opening = "rain, rain, rain" if isinstance(result, dict) else "a plain string"
+        if len(whole) > max_chars and opening not in got:
+            return Verdict(False, f"{call} lost the start of the result; keep the beginning")
+    return Verdict(True, "short results pass whole; long ones are cut and still parse as JSON")
+
+
+# --- 04b: beyond the chapter ----------------------------------------------------------------
 
 EUROPE = {"Paris", "London", "Berlin", "Madrid", "Rome", "Oslo"}
 
 
 def check_europe_only(approve) -> Verdict:
-    """approve(name, arguments) allows get_weather for European cities only; denies the rest."""
-    cases = [("get_weather", {"city": c}, c in EUROPE) for c in ("Paris", "Oslo", "Tokyo", "Lima")]
-    cases += [("calculate", {"expression": "1 + 1"}, False), ("get_time", {}, False)]
+    """approve(name, arguments) allows get_weather for the six European cities; denies the rest."""
+    cities = ["Paris", "Oslo", "Rome", "Madrid", "London", "Berlin", "Tokyo", "Lima", "Cairo",
+              "Sydney", "New York"]
+    cases = [("get_weather", {"city": c}, c in EUROPE) for c in cities]
+    cases += [("calculate", {"expression": "1 + 1"}, False), ("get_time", {}, False),
+              ("delete_files", {"path": "/home"}, False)]
     for name, arguments, allowed in cases:
-        verdict, failed = _attempt(f"approve({name!r}, {arguments})", approve, name, arguments)
+        verdict, failed = _attempt(f"approve({name!r}, {arguments})", approve, name,
+                                   dict(arguments))
         if failed is not None:
             return failed
+        if verdict is Ellipsis:
+            return Verdict(False, "approve returned ...: fill in the stub")
         said_yes = verdict is True or verdict is None
         if said_yes != allowed:
-            return Verdict(False, f"approve({name!r}, {arguments}) should {'allow' if allowed else 'deny'} it")
+            return Verdict(False, f"approve({name!r}, {arguments}) should "
+                           f"{'allow' if allowed else 'deny'} it, but returned {_short(verdict)}")
         if not allowed and not isinstance(verdict, (Deny, str)):
-            return Verdict(False, "deny with a reason the model can read: return Deny('...')")
-    run = run_agent("Is it warmer in Tokyo or in Paris?", COURSE_TOOLS, approve=approve)
+            return Verdict(False, f"approve({name!r}, {arguments}) returned {_short(verdict)}: "
+                           "deny with a reason the model can read, return Deny('...')")
+    run = run_agent("Is it warmer in Tokyo or in Paris?", COURSE_TOOLS, client=_tutor(),
+                    approve=approve)
     denied = [c.name + str(json.loads(c.arguments)) for c in run.tool_calls if c.denied]
-    return Verdict(True, f"in a real run the model was refused {denied} and answered: {run.answer!r}")
+    return Verdict(True, f"in a real run the model was refused {denied} and answered: "
+                   f"{run.answer!r}")
 
 
-def check_looper_settings(limits: Limits, wind_down: bool = False) -> Verdict:
+def check_looper_settings(limits, wind_down=False) -> Verdict:
     """Settings under which tutor-looper stops within 3 steps *and* gives an answer."""
     if not isinstance(limits, Limits):
-        return Verdict(False, "pass a Limits(...) object")
-    run = run_agent("What is 6 * 7?", COURSE_TOOLS, model="tutor-looper", limits=limits, wind_down=wind_down)
+        return Verdict(False, f"pass a Limits(...) object, not {_short(limits)}")
+    if not isinstance(wind_down, bool):
+        return Verdict(False, f"wind_down is True or False, not {_short(wind_down)}")
+    run = run_agent("What is 6 * 7?", COURSE_TOOLS, client=_tutor("tutor-looper"), limits=limits,
+                    wind_down=wind_down)
     if len(run.steps) > 3:
         return Verdict(False, f"it ran {len(run.steps)} steps; stop it within 3")
     if not run.answer:
-        return Verdict(False, f"it stopped ({run.stop_reason}) without an answer: which option gives the model a last word?")
-    return Verdict(True, f"stopped after {len(run.steps)} steps ({run.stop_reason}) with the answer {run.answer!r}")
+        return Verdict(False, f"it stopped ({run.stop_reason}) without an answer: which option "
+                       "gives the model a last word?")
+    return Verdict(True, f"stopped after {len(run.steps)} steps ({run.stop_reason}) with the "
+                   f"answer {run.answer!r}")
 
 
 # --- 05: the playground ---------------------------------------------------------------------
@@ -154,34 +342,77 @@ def slider_budgets() -> list[float]:
     return [round(10 ** (-5 + k / 4), 12) for k in range(21)]
 
 
-def check_smallest_budget(max_cost_usd: float) -> Verdict:
-    """The smallest slider budget at which the tutor answers the Peru question (never exceed)."""
-    smallest = next(b for b in slider_budgets()
-                    if run_agent(PERU, COURSE_TOOLS, limits=Limits(max_cost_usd=b)).ok)
-    if abs(max_cost_usd - smallest) > 1e-6 * smallest:
-        ok = run_agent(PERU, COURSE_TOOLS, limits=Limits(max_cost_usd=max_cost_usd)).ok
-        hint = "it answers, but a smaller slider value works too" if ok else "it does not answer at that budget"
-        return Verdict(False, f"${max_cost_usd:g}: {hint}")
-    return Verdict(True, f"${smallest:g} is the smallest budget on the slider that answers the Peru question")
+def _answers_at(budget: float) -> bool:
+    return run_agent(PERU, COURSE_TOOLS, client=_tutor(), limits=Limits(max_cost_usd=budget)).ok
+
+
+def check_smallest_budget(max_cost_usd) -> Verdict:
+    """The smallest slider budget at which the tutor answers the Peru question (never exceed).
+
+    The slider shows two significant digits (0.0018 for 10**-2.75 = 0.00177828...): both are
+    right. The neighbouring slider values are not.
+    """
+    value = _number(max_cost_usd)
+    if value is None:
+        hint = ": fill in the stub" if _is_stub_result(max_cost_usd) else ""
+        return Verdict(False, f"give the budget as a number of dollars, not "
+                       f"{_short(max_cost_usd)}{hint}")
+    budgets = slider_budgets()
+    smallest = next(b for b in budgets if _answers_at(b))
+    if abs(value - smallest) <= 0.03 * smallest:  # the slider's readout rounds to 2 digits
+        return Verdict(True, f"${value:g} (the slider's {smallest:.2g}) is the smallest budget on "
+                       "the slider that answers the Peru question")
+    answers = value > 0 and _answers_at(value)
+    hint = ("it answers, but a smaller slider value works too" if answers
+            else "it does not answer at that budget")
+    return Verdict(False, f"${value:g}: {hint}")
 
 
 # --- 06: measuring --------------------------------------------------------------------------
 
 def check_success_rates(success_rates) -> Verdict:
-    """success_rates(results) -> {setting: share of tasks solved}, like agentlab.sweeps'."""
+    """success_rates(results) -> {setting: share of tasks solved}, like agentlab.sweeps'.
+
+    Tried on two sweeps; the second has runs that answer but answer wrongly (results cut too
+    short to read), so counting answers instead of correct answers does not pass.
+    """
     from . import sweeps
 
-    results = sweeps.sweep(sweeps.COURSE_TASKS, "max_steps", [1, 2, 4])
-    expected = sweeps.success_rates(results)
-    got, failed = _attempt("success_rates(results)", success_rates, results)
-    if failed is not None:
-        return failed
-    if not isinstance(got, dict) or set(got) != set(expected):
-        return Verdict(False, f"return a dict keyed by setting ({list(expected)}), not {got!r}")
-    wrong = {k: got[k] for k in expected if abs(got[k] - expected[k]) > 1e-9}
-    if wrong:
-        return Verdict(False, f"expected {expected}, got {got}: a result is solved when result.solved is true")
-    return Verdict(True, f"{got}")
+    client = _tutor()
+    tasks = sweeps.MEASURE_TASKS[:6]
+    for limit, values in (("max_steps", [1, 2, 4]), ("max_result_chars", [40, 4000])):
+        results = sweeps.sweep(tasks, limit, values, client=client)
+        expected = {v: sum(r.solved for r in results if r.setting == v) / len(tasks)
+                    for v in values}
+        got, failed = _attempt(f"success_rates(a {limit} sweep)", success_rates, results)
+        if failed is not None:
+            return failed
+        if _is_stub_result(got):
+            return Verdict(False, f"success_rates returned {_short(got)}: fill in the stub")
+        if not isinstance(got, dict) or set(got) != set(expected):
+            return Verdict(False, f"return a dict keyed by setting ({list(expected)}), "
+                           f"not {_short(got)}")
+        numbers = {k: _number(got[k]) for k in expected}
+        wrong = {k: got[k] for k in expected
+                 if numbers[k] is None or abs(numbers[k] - expected[k]) > 1e-9}
+        if wrong:
+            return Verdict(False, f"for the {limit} sweep expected {expected}, got "
+                           f"{_short(got, 120)}: "
+                           + _rate_hint(results, got, expected))
+    return Verdict(True, f"right on two sweeps, e.g. {_short(got, 120)}")
+
+
+def _rate_hint(results, got, expected) -> str:
+    answered = {v: sum(r.run.stop_reason == "answered" for r in results if r.setting == v)
+                / sum(1 for r in results if r.setting == v) for v in expected}
+    try:
+        if all(abs(float(got[k]) - answered[k]) < 1e-9 for k in expected):
+            return "an answer is not a correct answer: use result.solved"
+        if all(abs(float(got[k]) - 100 * expected[k]) < 1e-6 for k in expected):
+            return "a share is between 0 and 1, not a percentage"
+    except (TypeError, ValueError):
+        pass
+    return "for each setting, the solved results divided by all results at that setting"
 
 
 # --- 07: real models ------------------------------------------------------------------------
@@ -200,27 +431,69 @@ def _environment(**values):
         yield
 
 
+@contextlib.contextmanager
+def _no_network():
+    """Any real HTTP request fails at once: a check must never reach an API."""
+    from unittest import mock
+
+    import httpx
+
+    def refuse(self, request):
+        raise httpx.ConnectError("the exercise check sends nothing over the network",
+                                 request=request)
+
+    with mock.patch.object(httpx.HTTPTransport, "handle_request", refuse):
+        yield
+
+
+FAKE_KEY = "sk-fake-key-for-the-check-0000000000"
+PICK_CASES = [  # (environment, should the client be the real API?)
+    ({}, False),
+    ({"AGENTLAB_MODEL": "gpt-4.1"}, False),
+    ({"OPENAI_BASE_URL": "http://localhost:11434/v1"}, False),
+    ({"OPENAI_API_KEY": FAKE_KEY}, True),
+    ({"OPENAI_API_KEY": FAKE_KEY, "AGENTLAB_MODEL": "tutor-looper"}, True),
+]
+
+
 def check_pick_client(pick_client) -> Verdict:
-    """pick_client() returns a real client when OPENAI_API_KEY is set, else the offline tutor.
+    """pick_client() -> a client for gpt-4o-mini on the real API when OPENAI_API_KEY is set, and
+    the offline tutor otherwise, whatever else the environment holds.
 
     Nothing is sent anywhere: the check only builds clients, with a fake key.
     """
-    with _environment(OPENAI_API_KEY=None, OPENAI_BASE_URL=None, AGENTLAB_MODEL=None):
-        offline, failed = _attempt("pick_client() without a key", pick_client)
-    if failed is not None:
-        return failed
-    with _environment(OPENAI_API_KEY="sk-fake-key-for-the-check-0000000000", OPENAI_BASE_URL=None,
-                      AGENTLAB_MODEL=None):
-        online, failed = _attempt("pick_client() with a key", pick_client)
-    if failed is not None:
-        return failed
-    if not getattr(offline, "offline", False):
-        return Verdict(False, "without OPENAI_API_KEY it must return the offline tutor")
-    if getattr(online, "offline", True):
-        return Verdict(False, "with OPENAI_API_KEY set it must return a client for the real API")
-    if "sk-fake" in repr(online):
-        return Verdict(False, "the client's repr shows the key: never print a key")
-    return Verdict(True, f"without a key: {offline!r}; with one: {online!r}")
+    shown = {}
+    with _no_network():
+        for env, online in PICK_CASES:
+            values = {k: None for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTLAB_MODEL")}
+            values.update(env)
+            with _environment(**values):
+                client, failed = _attempt(f"pick_client() with {_describe_env(env)}", pick_client)
+            if failed is not None:
+                return failed
+            if _is_stub_result(client) or not hasattr(client, "offline"):
+                return Verdict(False, f"pick_client() should return connect(...)'s client, not "
+                               f"{_short(client)}")
+            where = _describe_env(env)
+            if online and client.offline:
+                return Verdict(False, f"with {where} it must return a client for the real API")
+            if not online and not client.offline:
+                return Verdict(False, f"with {where} it must return the offline tutor: only "
+                               "OPENAI_API_KEY selects the real API here")
+            want = "gpt-4o-mini" if online else "tutor"
+            if client.default_model != want:
+                return Verdict(False, f"with {where} the model should be {want!r}, not "
+                               f"{client.default_model!r}: name it, don't inherit AGENTLAB_MODEL")
+            if FAKE_KEY in repr(client):
+                return Verdict(False, "the client's repr shows the key: never print a key")
+            shown["online" if online else "offline"] = client
+    return Verdict(True, f"without a key: {shown['offline']!r}; with one: {shown['online']!r}")
+
+
+def _describe_env(env: dict) -> str:
+    if not env:
+        return "no key"
+    return ", ".join(f"{k}={'<fake key>' if k == 'OPENAI_API_KEY' else v}" for k, v in env.items())
 
 
 __all__ = [name for name in dir() if name.startswith("check_")] + ["Verdict", "Run"]

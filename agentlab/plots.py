@@ -5,8 +5,12 @@ Across runs:   steps_per_run (bars coloured by stop reason, each run's max_steps
 Within a run:  cumulative_cost (against the budget line), tokens_per_step (the prompt grows at
                every step, because the whole conversation is sent again), timeline (model time
                vs tool time per step).
-Together:      compare (four panels for a run history).
+Together:      compare (four panels for a run history, with a key naming each run's model,
+               prices and budget mode).
 Sweeps:        success_rate (tasks solved against a limit, from agentlab.sweeps).
+The loop:      loop_diagram (THINK, ACT, OBSERVE as a drawn cycle, one part highlighted).
+
+Every title states what to see in the figure, computed from the runs it shows.
 
 Every function draws on the `ax` you pass, or on a new figure, and returns the Axes (compare
 returns the Figure). The same runs give the same picture. Sizes and fonts are chosen to read on
@@ -17,6 +21,7 @@ Left out on purpose: interactivity (the playground redraws these after each run 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
@@ -35,7 +40,7 @@ PROMPT, COMPLETION, MODEL, TOOL, LIMIT = "#457b9d", "#f4a261", "#457b9d", "#2a9d
 def _axes(ax, title: str):
     if ax is None:
         _, ax = plt.subplots(figsize=SIZE)
-    ax.set_title(title, fontsize=FONT + 2)
+    ax.set_title(textwrap.fill(title, 60), fontsize=FONT + 2 if len(title) <= 60 else FONT)
     ax.tick_params(labelsize=FONT - 1)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
@@ -43,8 +48,26 @@ def _axes(ax, title: str):
 
 
 def run_labels(runs: Sequence[Run]) -> list[str]:
-    """'#1' over the model's name, numbered in history order."""
-    return [f"#{i}\n{run.model}" for i, run in enumerate(runs, 1)]
+    """Short tick labels, '#1', '#2', ...: the key (run_key) says what each run was."""
+    return [f"#{i}" for i in range(1, len(runs) + 1)]
+
+
+BUDGET_MODES = {"before": "never exceed", "after": "pay, then check"}
+
+
+def run_key(runs: Sequence[Run]) -> list[str]:
+    """One line per run: its number, model, the prices it was charged at and its budget mode.
+
+    Example: '#1 tutor-verbose, priced as gpt-4o, budget 3¢ (pay, then check)'
+    """
+    lines = []
+    for i, run in enumerate(runs, 1):
+        budget = run.limits.get("max_cost_usd")
+        money = "no budget" if budget is None else f"budget {_dollars(budget)}"
+        mode = BUDGET_MODES.get(run.budget_mode, run.budget_mode)
+        lines.append(f"#{i} {run.model}, priced as {run.priced_as}, {money} ({mode}), "
+                     f"max_steps {run.limits.get('max_steps')}: {run.stop_reason}")
+    return lines
 
 
 def _dollars(value: float) -> str:
@@ -71,15 +94,17 @@ def _reason_legend(ax, runs, extra=()):
 
 def _run_axis(ax, runs):
     ax.set_xlim(-0.6, max(len(runs), 3) - 0.4)  # one run is one bar, not a wall
-    ax.set_xticks(range(len(runs)), run_labels(runs), rotation=45 if len(runs) > 6 else 0,
-                  ha="right" if len(runs) > 6 else "center")
+    ax.set_xticks(range(len(runs)), run_labels(runs))
     ax.set_xlabel("run", fontsize=FONT)
 
 
 def steps_per_run(runs: Sequence[Run], ax=None):
     """One bar per run: how many steps it took, coloured by why it stopped; its max_steps drawn."""
-    ax = _axes(ax, "Steps per run")
     runs = list(runs)
+    answered = sum(r.stop_reason == "answered" for r in runs)
+    title = (f"{answered} of {len(runs)} runs answered; the others hit a limit (red: max_steps)"
+             if answered < len(runs) else f"All {len(runs)} runs answered within their step limit")
+    ax = _axes(ax, title)
     ax.bar(range(len(runs)), [len(r.steps) for r in runs],
            color=[COLOURS[r.stop_reason] for r in runs], width=0.6)
     limits = [r.limits.get("max_steps") for r in runs]
@@ -88,14 +113,18 @@ def steps_per_run(runs: Sequence[Run], ax=None):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(0, max([1, *limits, *(len(r.steps) for r in runs)]) * 1.25)
     _run_axis(ax, runs)
-    _reason_legend(ax, runs, [plt.Line2D([], [], color=LIMIT, lw=3, label="step limit (max_steps)")])
+    limit = plt.Line2D([], [], color=LIMIT, lw=3, label="step limit (max_steps)")
+    _reason_legend(ax, runs, [limit])
     return ax
 
 
 def cost_per_run(runs: Sequence[Run], ax=None):
     """One bar per run: what it cost; its budget (max_cost_usd) drawn."""
-    ax = _axes(ax, "Cost per run")
     runs = list(runs)
+    over = sum(1 for r in runs if r.limits.get("max_cost_usd") is not None
+               and r.cost_usd > r.limits["max_cost_usd"])
+    ax = _axes(ax, f"{over} of {len(runs)} runs ended over budget (red mark: max_cost_usd)" if over
+               else "No run spent more than its budget (red mark: max_cost_usd)")
     ax.bar(range(len(runs)), [r.cost_usd for r in runs],
            color=[COLOURS[r.stop_reason] for r in runs], width=0.6)
     budgets = [r.limits.get("max_cost_usd") for r in runs]
@@ -114,49 +143,110 @@ def cost_per_run(runs: Sequence[Run], ax=None):
     return ax
 
 
+def look_ahead(run: Run) -> float | None:
+    """The bound on the next call that stopped a never-exceed run, read from its stop detail.
+
+    Example: a run stopped with "the next call could cost up to $0.020002 and ..." gives 0.020002
+    """
+    import re
+
+    if run.stop_reason != "max_cost":
+        return None
+    found = re.search(r"could cost up to \$([0-9.]+)", run.stop_detail or "")
+    return float(found.group(1)) if found else None
+
+
+def _cumulative_title(run: Run, spent: float, bound: float | None) -> str:
+    budget = run.limits.get("max_cost_usd")
+    if bound is not None:
+        return (f"Stopped early: {_dollars(spent)} spent + up to {_dollars(bound)} for the next "
+                f"call would pass the {_dollars(budget)} budget")
+    if run.stop_reason == "max_cost" and budget is not None and spent > budget:
+        return f"Paid, then checked: the run ended {_dollars(spent - budget)} over its budget"
+    return f"The cost climbs every step ({run.model}: {run.stop_reason})"
+
+
 def cumulative_cost(run: Run, ax=None):
-    """The money spent after each step, against the run's budget."""
-    ax = _axes(ax, f"Cumulative cost: {run.model}, {run.stop_reason}")
+    """The money spent after each step, against the run's budget; for a run the look-ahead
+    stopped, the dashed line to the call it refused (spent so far + that call's bound)."""
     total, points = 0.0, []
     for step in run.steps:
         total += step.cost_usd
         points.append(total)
+    bound = look_ahead(run)
+    ax = _axes(ax, _cumulative_title(run, total, bound))
     ax.plot(range(len(points)), points, marker="o", lw=2.5, color=PROMPT, label="spent")
     budget = run.limits.get("max_cost_usd")
     top = max([1e-9, *points])
+    if bound is not None:
+        ax.plot([len(points) - 1 if points else 0, len(points)], [total, total + bound], ls=":",
+                lw=2.5, marker="x", color=LIMIT, label="look-ahead: the refused call's worst case")
+        top = max(top, total + bound)
     if budget is not None and budget <= 10 * top:
         ax.axhline(budget, color=LIMIT, lw=2, ls="--", label=f"budget {_dollars(budget)}")
         top = max(top, budget)
     elif budget is not None:  # far above: drawing it would flatten the line to nothing
         ax.plot([], [], color=LIMIT, lw=2, ls="--", label=f"budget {_dollars(budget)} (far above)")
     ax.set_ylim(0, top * 1.15)
-    ax.set_xlabel("step", fontsize=FONT)
-    ax.set_xticks(range(len(points)))
+    ax.set_xlabel("step (one model call)", fontsize=FONT)
+    ax.set_xticks(range(len(points) + (bound is not None)))
     _money_axis(ax, "cost so far (US dollars)")
     ax.legend(fontsize=FONT - 2, loc="upper left")
     return ax
 
 
+def prompt_parts(run: Run) -> list[tuple[int, int, int]]:
+    """Per step, the prompt's tokens split into (tool schemas, system prompt, conversation).
+
+    By the tutor's token rule (an estimate for a real model): the schemas are what the first
+    prompt holds beyond its two messages, and they are sent again at every step.
+
+    Example: a first prompt of 444 tokens whose two messages count 55 has 389 schema tokens
+    """
+    from .tutor import count_tokens, message_tokens
+
+    if not run.steps:
+        return []
+    system = message_tokens(run.messages[0]) if run.messages else 0
+    schemas = max(0, run.steps[0].prompt_tokens - count_tokens(run.messages[:2], None))
+    return [(schemas, system, max(0, s.prompt_tokens - schemas - system)) for s in run.steps]
+
+
+SCHEMAS, SYSTEM, CONVERSATION = "#a8dadc", "#1d3557", "#457b9d"
+
+
 def tokens_per_step(run: Run, ax=None):
-    """Prompt and completion tokens per step: the prompt grows as the conversation does."""
-    ax = _axes(ax, "Tokens per step")
+    """Tokens per step, the prompt split into tool schemas, system prompt and conversation: the
+    schemas and system prompt are paid again at every step, and the conversation grows."""
+    parts = prompt_parts(run)
+    first = run.steps[0].prompt_tokens if run.steps else 0
+    share = parts[0][0] / first if parts and first else 0
+    ax = _axes(ax, f"Tool schemas are {share:.0%} of the first prompt; the conversation grows "
+               "every step")
     steps = range(len(run.steps))
-    prompt = [s.prompt_tokens for s in run.steps]
+    bottom = [0] * len(parts)
+    for index, (label, colour) in enumerate([("tool schemas", SCHEMAS), ("system prompt", SYSTEM),
+                                             ("conversation so far", CONVERSATION)]):
+        heights = [p[index] for p in parts]
+        ax.bar(steps, heights, bottom=bottom, color=colour, width=0.6, label=label)
+        bottom = [b + h for b, h in zip(bottom, heights)]
     completion = [s.completion_tokens for s in run.steps]
-    ax.bar(steps, prompt, color=PROMPT, width=0.6, label="prompt (the whole conversation)")
-    ax.bar(steps, completion, bottom=prompt, color=COMPLETION, width=0.6, label="completion")
-    ax.set_xlabel("step", fontsize=FONT)
+    ax.bar(steps, completion, bottom=bottom, color=COMPLETION, width=0.6, label="completion")
+    ax.set_xlabel("step (one model call)", fontsize=FONT)
     ax.set_xticks(list(steps))
     ax.set_ylabel("tokens", fontsize=FONT)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylim(0, max([1, *(p + c for p, c in zip(prompt, completion))]) * 1.3)
-    ax.legend(fontsize=FONT - 2, loc="upper left")
+    ax.set_ylim(0, max([1, *(b + c for b, c in zip(bottom, completion))]) * 1.45)
+    ax.legend(fontsize=FONT - 3, loc="upper left", ncol=2)
     return ax
 
 
 def timeline(run: Run, ax=None):
     """Per step, where the time went: waiting for the model, or running tools."""
-    ax = _axes(ax, "Where the time went")
+    model_total = sum(s.model_seconds for s in run.steps)
+    tool_total = sum(s.tool_seconds for s in run.steps)
+    ax = _axes(ax, "Most of the time went to the " + ("model" if model_total >= tool_total
+                                                      else "tools"))
     ax.grid(axis="x", alpha=0.3)
     ax.grid(axis="y", visible=False)
     steps = list(range(len(run.steps)))
@@ -172,21 +262,38 @@ def timeline(run: Run, ax=None):
 
 
 def compare(runs: Sequence[Run]):
-    """Four panels for a run history: steps and cost per run, and the last run's cost and tokens."""
+    """Four panels for a run history: steps and cost per run, and the last run's cost and
+    tokens; under them a key says each run's model, prices and budget mode."""
     runs = list(runs)
-    fig, axes = plt.subplots(2, 2, figsize=(14, 9))
+    key = run_key(runs)
+    fig, axes = plt.subplots(2, 2, figsize=(14, 9 + 0.3 * (len(key) + 1)))
     steps_per_run(runs, axes[0][0])
     cost_per_run(runs, axes[0][1])
     if runs:
         cumulative_cost(runs[-1], axes[1][0])
         tokens_per_step(runs[-1], axes[1][1])
-    fig.tight_layout()
+        title = f"Run #{len(runs)}: " + axes[1][0].get_title().replace("\n", " ")
+        axes[1][0].set_title(textwrap.fill(title, 60), fontsize=FONT)
+    fig.text(0.01, 0.005, "\n".join(["Runs: model, prices charged, budget (how it is checked), "
+                                       "step limit: why it stopped", *key]),
+             fontsize=FONT - 1, family="monospace", va="bottom")
+    fig.tight_layout(rect=(0, (0.3 * (len(key) + 1) + 0.2) / (9 + 0.3 * (len(key) + 1)), 1, 1))
     return fig
 
 
-def success_rate(curves: dict, ax=None, *, xlabel: str = "limit", log_x: bool = False):
-    """Success rate against a limit: one line per curve, {label: {setting: rate}}."""
-    ax = _axes(ax, "Tasks solved")
+def success_rate(curves: dict, ax=None, *, xlabel: str = "limit", log_x: bool = False,
+                 title: str | None = None):
+    """Success rate against a limit: one line per curve, {label: {setting: rate}}.
+
+    The default title says where the first curve first reaches its best rate.
+    """
+    if title is None and curves:
+        rates = next(iter(curves.values()))
+        best = max(rates.values()) if rates else 0
+        first = next((k for k, v in rates.items() if v == best), None)
+        title = f"Success rises with {xlabel.split(' ')[0]}: {best:.0%} solved from {first:g} on" \
+            if isinstance(first, (int, float)) else "Tasks solved"
+    ax = _axes(ax, title or "Tasks solved")
     for label, rates in curves.items():
         ax.plot(list(rates), [100 * r for r in rates.values()], marker="o", lw=2.5, label=label)
     if log_x:
@@ -197,4 +304,45 @@ def success_rate(curves: dict, ax=None, *, xlabel: str = "limit", log_x: bool = 
     ax.grid(axis="x", alpha=0.3)
     if len(curves) > 1:
         ax.legend(fontsize=FONT - 2, loc="lower right")
+    return ax
+
+
+def loop_diagram(highlight: str | None = None, ax=None):
+    """The agent loop drawn as a cycle: THINK -> ACT -> OBSERVE -> back, with the exit to an
+    answer and the guardrails that can stop it. `highlight` ("think", "act", "observe",
+    "limits") colours one part, so each notebook can point at what it adds."""
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 5.4))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 6)
+    ax.axis("off")
+    ax.set_title("One step = one turn of this loop: THINK, then (if the model asked) ACT, OBSERVE",
+                 fontsize=FONT)
+    boxes = {
+        "think": (3.0, 4.3, "THINK\nsend messages + tool\nschemas to the model"),
+        "act": (6.6, 1.6, "ACT\nour code checks and runs\nthe requested tool calls"),
+        "observe": (0.4, 1.6, "OBSERVE\nappend each result as a\n'tool' message"),
+        "answer": (7.3, 4.5, "ANSWER\nno tool call: done"),
+        "limits": (3.4, 0.1, "LIMITS checked every step:\nsteps, budget, time"),
+    }
+    for name, (x, y, text) in boxes.items():
+        on = highlight == name
+        width = 2.6 if name in ("answer",) else 3.0
+        ax.add_patch(FancyBboxPatch((x, y), width, 1.1, boxstyle="round,pad=0.1",
+                                    facecolor="#ffd166" if on else "#f1faee",
+                                    edgecolor=LIMIT if on else "#1d3557", lw=3 if on else 1.5))
+        ax.text(x + width / 2, y + 0.55, text, ha="center", va="center", fontsize=FONT - 2)
+
+    def arrow(a, b, label, rad=0.0):
+        ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=22, lw=2,
+                                     color="#1d3557", connectionstyle=f"arc3,rad={rad}"))
+        ax.text((a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + 0.25, label, ha="center",
+                fontsize=FONT - 3, style="italic")
+
+    arrow((6.15, 5.0), (7.2, 5.0), "text only")
+    arrow((5.6, 4.2), (7.6, 2.8), "tool calls")
+    arrow((6.5, 2.1), (3.5, 2.1), "results")
+    arrow((1.9, 2.8), (2.9, 4.6), "REPEAT")
     return ax

@@ -1,106 +1,299 @@
-"""The exercise checks accept a right answer and explain a wrong one (they can fail)."""
+"""Every exercise check accepts differently written right answers, refuses plausible wrong ones
+(hard-coded outputs, answered-but-wrong, off-by-one), and never crashes or reaches a real API."""
 
+import collections
 import json
+import os
+import pathlib
 
 import pytest
 
-from agentlab import Deny, Limits, tool
+from agentlab import Deny, Limits, connect, tool
 from agentlab import exercises as ex
+from agentlab import sweeps
+
+STUBS = [None, ..., 42, "text", lambda *a, **k: None, lambda *a, **k: ...,
+         lambda *a, **k: (_ for _ in ()).throw(NotImplementedError)]
 
 
-def test_check_observe():
-    def right(messages, call, result):
+def refused(verdict, *words):
+    assert not verdict, verdict
+    assert repr(verdict).startswith("✗ Not yet: ")
+    for word in words:
+        assert word in verdict.message, verdict.message
+    return True
+
+
+# --- 01 --------------------------------------------------------------------------------------
+
+def test_check_observe_accepts_any_readable_text():
+    def with_json(messages, call, result):
         messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
 
-    assert ex.check_observe(right)
-    wrong_id = ex.check_observe(lambda m, c, r: m.append({"role": "tool", "tool_call_id": "x", "content": "{}"}))
-    assert not wrong_id and "tool_call_id" in wrong_id.message
-    not_text = ex.check_observe(lambda m, c, r: m.append({"role": "tool", "tool_call_id": c.id, "content": r}))
-    assert not not_text and "json.dumps" in not_text.message
-    raises = ex.check_observe(lambda m, c, r: 1 / 0)
-    assert not raises and "ZeroDivisionError" in raises.message
-    assert repr(raises).startswith("✗ Not yet: ")
+    def with_str(messages, call, result):
+        messages += [dict(role="tool", tool_call_id=call.id, content=str(result))]
+
+    assert ex.check_observe(with_json)
+    assert ex.check_observe(with_str)
+
+
+def test_check_observe_refuses_plausible_mistakes():
+    paris = json.dumps({"city": "Paris", "temp_c": 8, "conditions": "light rain"})
+    hard_coded = lambda m, c, r: m.append({"role": "tool", "tool_call_id": c.id, "content": paris})
+    refused(ex.check_observe(hard_coded), "missing")
+    fixed_id = lambda m, c, r: m.append({"role": "tool", "tool_call_id": "call_0_0",
+                                         "content": json.dumps(r)})
+    refused(ex.check_observe(fixed_id), "tool_call_id")
+    not_text = lambda m, c, r: m.append({"role": "tool", "tool_call_id": c.id, "content": r})
+    refused(ex.check_observe(not_text), "json.dumps")
+    as_user = lambda m, c, r: m.append({"role": "user", "content": json.dumps(r)})
+    refused(ex.check_observe(as_user), "role 'tool'")
+    twice = lambda m, c, r: m.extend([{"role": "tool", "tool_call_id": c.id, "content": "{}"}] * 2)
+    refused(ex.check_observe(twice), "exactly one")
+    refused(ex.check_observe(lambda m, c, r: 1 / 0), "ZeroDivisionError")
+
+
+def test_check_estimate_cost():
+    assert ex.check_estimate_cost(lambda p, c, i, o: (p * i + c * o) / 1e6)
+    assert ex.check_estimate_cost(lambda p, c, i, o: p / 1_000_000 * i + c * (o / 1_000_000))
+    refused(ex.check_estimate_cost(lambda p, c, i, o: (p * i + c * o) / 1e3), "per million")
+    refused(ex.check_estimate_cost(lambda p, c, i, o: (p * o + c * i) / 1e6), "swapped")
+    refused(ex.check_estimate_cost(lambda p, c, i, o: (p + c) * i / 1e6), "own")
+    refused(ex.check_estimate_cost(lambda p, c, i, o: round((p * i + c * o) / 1e6, 4)))
+    refused(ex.check_estimate_cost(lambda p, c, i, o: 0.000044), "should be")
+    refused(ex.check_estimate_cost(lambda p, c, i, o: "$0.000044"), "number")
+
+
+# --- 02 --------------------------------------------------------------------------------------
+
+DOCUMENTED = "Celsius to Fahrenheit.\n\n    Args:\n        celsius: degrees C.\n"
+
+
+def _temperature_tool(body, doc=DOCUMENTED, annotation=float):
+    def convert_temperature(celsius: annotation) -> float:
+        return body(celsius)
+    convert_temperature.__doc__ = doc
+    return tool(convert_temperature)
 
 
 def test_check_temperature_tool():
-    @tool
-    def convert_temperature(celsius: float) -> float:
-        """Celsius to Fahrenheit.
+    assert ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 / 5 + 32))
+    assert ex.check_temperature_tool(_temperature_tool(lambda c: 32 + 1.8 * c))
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: (c - 32) * 5 / 9)), "212")
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 / 5)), "212")
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: 212)), "-40")
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: str(c * 9 / 5 + 32))))
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 / 5 + 32,
+                                                        doc="Celsius to Fahrenheit.")), "describe")
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 // 5 + 32, annotation=int)),
+            "float")
+    refused(ex.check_temperature_tool(lambda c: c * 9 / 5 + 32), "@tool")
 
-        Args:
-            celsius: degrees C.
-        """
-        return celsius * 9 / 5 + 32
 
-    @tool
-    def backwards(celsius: float) -> float:
-        """Wrong way round.
-
-        Args:
-            celsius: degrees C.
-        """
-        return (celsius - 32) * 5 / 9
-
-    @tool
-    def undocumented(celsius: float) -> float:
-        """Celsius to Fahrenheit."""
-        return celsius * 9 / 5 + 32
-
-    assert ex.check_temperature_tool(convert_temperature)
-    assert "should be 212" in ex.check_temperature_tool(backwards).message
-    assert "describe celsius" in ex.check_temperature_tool(undocumented).message
-    assert "@tool" in ex.check_temperature_tool(lambda c: c).message
-
+# --- 03 --------------------------------------------------------------------------------------
 
 def test_check_count_tool_calls():
-    assert ex.check_count_tool_calls(lambda run: {c.name: sum(1 for d in run.tool_calls if d.name == c.name)
-                                                  for c in run.tool_calls})
-    assert not ex.check_count_tool_calls(lambda run: {"get_weather": len(run.steps)})
+    def with_loops(run):
+        counts = {}
+        for step in run.steps:
+            for call in step.tool_calls:
+                counts[call.name] = counts.get(call.name, 0) + 1
+        return counts
 
+    assert ex.check_count_tool_calls(with_loops)
+    assert ex.check_count_tool_calls(
+        lambda run: collections.Counter(c.name for c in run.tool_calls))
+    refused(ex.check_count_tool_calls(lambda run: {"lookup_country": 2, "get_weather": 2}))
+    refused(ex.check_count_tool_calls(lambda run: {c.name: 1 for c in run.tool_calls}))
+    refused(ex.check_count_tool_calls(lambda run: {"get_weather": len(run.steps)}))
+    refused(ex.check_count_tool_calls(lambda run: {c.name: len(run.steps) - 1
+                                                   for c in run.tool_calls}))
+    refused(ex.check_count_tool_calls(lambda run: [c.name for c in run.tool_calls]), "dict")
+
+
+# --- 04a -------------------------------------------------------------------------------------
+
+def test_check_truncate():
+    def wrapped(result, max_chars):
+        text = json.dumps(result)
+        if len(text) <= max_chars:
+            return text
+        note = {"truncated": "", "cut_characters": len(text)}
+        room = max_chars - len(json.dumps(note)) - 10
+        return json.dumps({"truncated": text[:room], "cut_characters": len(text) - room})
+
+    def shrink_until_it_fits(result, max_chars):
+        text, keep = json.dumps(result), max_chars
+        while len(json.dumps(text[:keep] + " [cut]")) > max_chars:
+            keep -= 1
+        return json.dumps(result) if len(json.dumps(result)) <= max_chars else \
+            json.dumps(text[:keep] + " [cut]")
+
+    assert ex.check_truncate(wrapped)
+    assert ex.check_truncate(shrink_until_it_fits)
+    refused(ex.check_truncate(lambda r, n: json.dumps(r)[:n]), "not valid JSON")
+    refused(ex.check_truncate(lambda r, n: json.dumps(json.dumps(r)[:n])), "unchanged")
+    refused(ex.check_truncate(lambda r, n: json.dumps({"truncated": True})))
+    refused(ex.check_truncate(lambda r, n: r), "text")
+
+
+# --- 04b -------------------------------------------------------------------------------------
 
 def test_check_europe_only():
-    assert ex.check_europe_only(lambda n, a: True if n == "get_weather" and a["city"] in ex.EUROPE else Deny("no"))
-    assert not ex.check_europe_only(lambda n, a: True)
-    no_reason = ex.check_europe_only(lambda n, a: n == "get_weather" and a["city"] in ex.EUROPE)
-    assert not no_reason and "reason" in no_reason.message
+    europe = {"Paris", "London", "Berlin", "Madrid", "Rome", "Oslo"}
+
+    def right(name, arguments):
+        if name == "get_weather" and arguments.get("city") in europe:
+            return True
+        return Deny(f"{name} is not allowed here")
+
+    assert ex.check_europe_only(right)
+    assert ex.check_europe_only(lambda n, a: None if n == "get_weather" and a["city"] in europe
+                                else "only European weather")
+    refused(ex.check_europe_only(lambda n, a: True), "deny")
+    refused(ex.check_europe_only(lambda n, a: n == "get_weather" and a["city"] in europe), "reason")
+    refused(ex.check_europe_only(lambda n, a: True if a.get("city") in {"Paris", "Oslo"}
+                                 else Deny("no")), "allow")
+    refused(ex.check_europe_only(lambda n, a: True if n != "get_weather" or a["city"] in europe
+                                 else Deny("no")), "calculate")
 
 
 def test_check_looper_settings():
     assert ex.check_looper_settings(Limits(max_steps=3), wind_down=True)
-    assert "without an answer" in ex.check_looper_settings(Limits(max_steps=3)).message
-    assert "stop it within 3" in ex.check_looper_settings(Limits(max_steps=5), wind_down=True).message
+    assert ex.check_looper_settings(Limits(max_steps=2), True)
+    refused(ex.check_looper_settings(Limits(max_steps=3)), "without an answer")
+    refused(ex.check_looper_settings(Limits(max_steps=4), wind_down=True), "within 3")
+    refused(ex.check_looper_settings({"max_steps": 3}, wind_down=True), "Limits")
+    refused(ex.check_looper_settings(Limits(max_steps=3), wind_down=...), "True or False")
 
 
-def test_check_smallest_budget():
+# --- 05 --------------------------------------------------------------------------------------
+
+def test_check_smallest_budget_accepts_the_slider_value_and_its_readout():
     assert ex.check_smallest_budget(10 ** -2.75)
-    assert "smaller slider value" in ex.check_smallest_budget(0.01).message
-    assert "does not answer" in ex.check_smallest_budget(0.001).message
+    assert ex.check_smallest_budget(0.0018)  # what the slider displays
 
+
+def test_check_smallest_budget_refuses_its_neighbours():
+    refused(ex.check_smallest_budget(10 ** -2.5), "smaller slider value")
+    refused(ex.check_smallest_budget(0.01), "smaller slider value")
+    refused(ex.check_smallest_budget(0.001), "does not answer")
+    refused(ex.check_smallest_budget("0.0018"), "number")
+    refused(ex.check_smallest_budget(True), "number")
+
+
+# --- 06 --------------------------------------------------------------------------------------
 
 def test_check_success_rates():
     from agentlab.sweeps import success_rates
 
-    assert ex.check_success_rates(success_rates)
-    assert not ex.check_success_rates(lambda results: {r.setting: 1.0 for r in results})
+    def by_hand(results):
+        solved, total = {}, {}
+        for r in results:
+            solved[r.setting] = solved.get(r.setting, 0) + r.solved
+            total[r.setting] = total.get(r.setting, 0) + 1
+        return {s: solved[s] / total[s] for s in total}
 
+    assert ex.check_success_rates(success_rates)
+    assert ex.check_success_rates(by_hand)
+    answered = lambda results: {r.setting: sum(x.run.stop_reason == "answered" for x in results
+                                               if x.setting == r.setting) /
+                                sum(1 for x in results if x.setting == r.setting) for r in results}
+    refused(ex.check_success_rates(answered), "result.solved")
+    percent = lambda results: {k: 100 * v for k, v in by_hand(results).items()}
+    refused(ex.check_success_rates(percent), "percentage")
+    refused(ex.check_success_rates(lambda results: {1: 0.0, 2: 0.5, 4: 1.0}))
+    refused(ex.check_success_rates(lambda results: {r.setting: 1.0 for r in results}))
+    off_by_one = lambda results: {s: sum(r.solved for r in results if r.setting == s) /
+                                  (sum(1 for r in results if r.setting == s) + 1)
+                                  for s in dict.fromkeys(r.setting for r in results)}
+    refused(ex.check_success_rates(off_by_one))
+
+
+# --- 07 --------------------------------------------------------------------------------------
 
 def test_check_pick_client(monkeypatch):
-    from agentlab import connect
+    assert ex.check_pick_client(lambda: connect("gpt-4o-mini") if os.environ.get("OPENAI_API_KEY")
+                                else connect("tutor"))
 
-    assert ex.check_pick_client(lambda: connect())
-    assert not ex.check_pick_client(lambda: connect("tutor"))
+    def explicit():
+        key = os.environ.get("OPENAI_API_KEY")
+        if not key:
+            return connect("tutor")
+        return connect("gpt-4o-mini", api_key=key)
+
+    assert ex.check_pick_client(explicit)
+    refused(ex.check_pick_client(lambda: connect()))
+    refused(ex.check_pick_client(lambda: connect("tutor")), "real API")
+    refused(ex.check_pick_client(lambda: connect("gpt-4o-mini") if "OPENAI" in str(os.environ)
+                                 else connect("tutor")))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-outer-value-must-come-back-000000")
     ex.check_pick_client(lambda: connect())
-    import os
     assert os.environ["OPENAI_API_KEY"] == "sk-outer-value-must-come-back-000000"  # restored
 
 
-@pytest.mark.parametrize("name", [n for n in dir(ex) if n.startswith("check_")])
-def test_every_check_is_used_by_a_notebook(name):
-    import pathlib
+# --- every check -----------------------------------------------------------------------------
 
-    notebooks = "".join(p.read_text() for p in (pathlib.Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
-    assert name in notebooks
+CHECKS = sorted(n for n in dir(ex) if n.startswith("check_"))
+
+
+@pytest.mark.parametrize("name", CHECKS)
+@pytest.mark.parametrize("stub", STUBS, ids=["None", "Ellipsis", "int", "str", "returns-None",
+                                             "returns-Ellipsis", "raises-NotImplementedError"])
+def test_no_check_crashes_on_a_stub_or_a_wrong_type(name, stub):
+    verdict = getattr(ex, name)(stub)
+    refused(verdict)
+
+
+RIGHT = {
+    "check_observe": lambda m, c, r: m.append({"role": "tool", "tool_call_id": c.id,
+                                               "content": json.dumps(r)}),
+    "check_estimate_cost": lambda p, c, i, o: (p * i + c * o) / 1e6,
+    "check_temperature_tool": _temperature_tool(lambda c: c * 9 / 5 + 32),
+    "check_count_tool_calls": lambda run: dict(collections.Counter(c.name for c in run.tool_calls)),
+    "check_truncate": lambda r, n: json.dumps(r) if len(json.dumps(r)) <= n
+    else json.dumps(json.dumps(r)[: n // 2]),
+    "check_europe_only": lambda n, a: True if n == "get_weather" and a.get("city") in ex.EUROPE
+    else Deny("no"),
+    "check_looper_settings": Limits(max_steps=3),
+    "check_smallest_budget": 10 ** -2.75,
+    "check_success_rates": lambda results: sweeps.success_rates(results),
+    "check_pick_client": lambda: connect("gpt-4o-mini") if os.environ.get("OPENAI_API_KEY")
+    else connect("tutor"),
+}
+
+
+def test_every_check_has_a_right_answer_here():
+    assert set(RIGHT) == set(CHECKS)
+
+
+@pytest.mark.parametrize("name", CHECKS)
+def test_a_key_in_the_environment_changes_nothing_and_nothing_reaches_the_network(
+        name, monkeypatch):
+    import httpx
+
+    def no_network(self, request):
+        raise AssertionError(f"a check reached the network: {request.url}")
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-outer-key-0000000000000000")
+    monkeypatch.setenv("AGENTLAB_MODEL", "gpt-4o-mini")
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", no_network)
+    args = (RIGHT[name], True) if name == "check_looper_settings" else (RIGHT[name],)
+    verdict = getattr(ex, name)(*args)
+    assert verdict, verdict
+
+
+@pytest.mark.parametrize("name", CHECKS)
+def test_every_check_is_used_by_a_student_notebook_and_its_solution(name):
+    root = pathlib.Path(__file__).parent.parent / "notebooks"
+    students = "".join(p.read_text() for p in root.glob("0*.ipynb"))
+    solutions = "".join(p.read_text() for p in (root / "solutions").glob("0*.ipynb"))
+    assert name in students and name in solutions
+
+
+def test_verdicts_read_as_one_line():
+    assert repr(ex.Verdict(True, "fine")) == "✓ Works: fine"
+    assert repr(ex.Verdict(False, "no")) == "✗ Not yet: no"
 
 
 # --- the sweeps that check_success_rates and notebook 06 rely on ----------------------------
@@ -113,12 +306,15 @@ def test_success_is_judged_by_the_answers_value():
     assert last_number("1234 * 5678 = 7,006,652.") == 7006652
     assert last_number("no number") is None and last_number(None) is None
     task = Task("What is 17 * 23 + sqrt(144)?", "403", 403)
-    answered = lambda text, reason="answered": Run(task="t", model="tutor", priced_as="x", limits={},
-                                                  answer=text, stop_reason=reason)
-    assert task.solved_by(answered("17 * 23 + sqrt(144) = 403."))
-    assert task.solved_by(answered("The result is 403.0"))
-    assert not task.solved_by(answered("I think 403 is close: 404."))  # answered, but wrong
-    assert not task.solved_by(answered("403", reason="max_steps"))
+
+    def ended(text, reason="answered"):
+        return Run(task="t", model="tutor", priced_as="x", limits={}, answer=text,
+                   stop_reason=reason)
+
+    assert task.solved_by(ended("17 * 23 + sqrt(144) = 403."))
+    assert task.solved_by(ended("The result is 403.0"))
+    assert not task.solved_by(ended("I think 403 is close: 404."))  # answered, but wrong
+    assert not task.solved_by(ended("403", reason="max_steps"))
 
 
 def test_measure_tasks_are_a_dozen_or_more_each_with_a_value():
@@ -150,4 +346,12 @@ def test_repeated_trials_send_temperature_and_a_seed_per_trial(monkeypatch):
     results = sweeps.repeat(sweeps.MEASURE_TASKS[:2], times=3, temperature=0.7)
     assert [r.setting for r in results] == [0, 0, 1, 1, 2, 2]
     assert {t for t, _ in seen} == {0.7} and {s for _, s in seen} == {0, 1, 2}
-    assert all(r.solved for r in results)
+
+
+def test_progress_is_printed_text(capsys):
+    from agentlab.sweeps import MEASURE_TASKS, sweep
+
+    sweep(MEASURE_TASKS[:2], "max_steps", [1, 4], progress=True)
+    assert capsys.readouterr().out.splitlines() == [
+        "sweeping max_steps: 1/4 runs (25%)", "sweeping max_steps: 2/4 runs (50%)",
+        "sweeping max_steps: 3/4 runs (75%)", "sweeping max_steps: 4/4 runs (100%)"]

@@ -1,5 +1,6 @@
 """Every notebook's hygiene: saved executed in order from a clean kernel, no errors, no stderr,
-no secrets, one kernel, PNG figures, and the course's shape (learn first, exercises last)."""
+no secrets, one kernel, PNG figures; and the course's shape: students get stubs whose checks say
+"✗ Not yet", the solutions notebooks pass every check, and each chapter ends with a recap."""
 
 import json
 import pathlib
@@ -7,15 +8,30 @@ import re
 
 import pytest
 
-NOTEBOOKS = sorted((pathlib.Path(__file__).parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+ROOT = pathlib.Path(__file__).parent.parent / "notebooks"
+STUDENTS = sorted(ROOT.glob("0[1-7]*.ipynb"))  # 08, the capstone, has its own tests
+SOLUTIONS = sorted((ROOT / "solutions").glob("0[1-7]*_solutions.ipynb"))
 KEY = re.compile(r"sk-[A-Za-z0-9_-]{20,}")
+WIDGET_REPR = re.compile(r"\b(IntProgress|FloatProgress|HBox|VBox|Output|Label|HTML|Button)\(")
+CHECK_CALL = re.compile(r"^check_\w+\(", re.M)
+
+
+def cells_of(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def shown(cell) -> str:
+    return "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                   for o in cell.get("outputs", []))
 
 
 def test_the_course_is_all_there():
-    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06", "07"]
+    numbers = [p.name.split("_")[0] for p in STUDENTS]
+    assert numbers == ["01", "02", "03", "04a", "04b", "05", "06", "07"]
+    assert [p.name for p in SOLUTIONS] == [p.stem + "_solutions.ipynb" for p in STUDENTS]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", STUDENTS + SOLUTIONS, ids=lambda p: p.name)
 def test_hygiene(path):
     text = path.read_text()
     nb = json.loads(text)
@@ -28,20 +44,98 @@ def test_hygiene(path):
     assert not KEY.search(text), "something shaped like an API key is saved in the notebook"
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
     for o in outputs:
-        assert "image/svg+xml" not in o.get("data", {}), "figures are PNG (SVGs carry dates and ids)"
+        assert "image/svg+xml" not in o.get("data", {}), \
+            "figures are PNG (SVGs carry dates and ids)"
+        plain = "".join(o.get("data", {}).get("text/plain", ""))
+        assert not WIDGET_REPR.search(plain), \
+            f"a raw widget repr shows before running: {plain[:80]}"
     ignored = [c for c in code if "NBVAL_IGNORE_OUTPUT" in "".join(c["source"])]
     assert len(ignored) <= 2
     for c in ignored:
         assert re.search(r"NBVAL_IGNORE_OUTPUT.*(because|:)", "".join(c["source"])), "say why"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_each_notebook_says_what_you_will_learn_and_ends_with_checked_exercises(path):
-    cells = json.loads(path.read_text())["cells"]
+@pytest.mark.parametrize("path", STUDENTS, ids=lambda p: p.name)
+def test_students_learn_first_try_stubs_and_end_with_a_recap(path):
+    cells = cells_of(path)
     assert "You will learn" in "".join(cells[0]["source"])
-    assert any("## Exercises" in "".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    last = cells[-1]
-    assert last["cell_type"] == "code" and "check_" in "".join(last["source"])
-    shown = "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
-                    for o in last["outputs"])
-    assert "✓ Works" in shown and "✗" not in shown, "the reference solution passes its check"
+    markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    assert any("## Exercises" in m for m in markdown)
+    recap = "".join(cells[-1]["source"])
+    assert cells[-1]["cell_type"] == "markdown" and recap.startswith("## Recap")
+    assert len(re.findall(r"^- ", recap, re.M)) == 3, "a three-line recap closes the notebook"
+    checks = [c for c in cells
+              if c["cell_type"] == "code" and CHECK_CALL.search("".join(c["source"]))]
+    assert checks, "every chapter has at least one checked exercise"
+    for cell in checks:
+        source, output = "".join(cell["source"]), shown(cell)
+        assert "..." in source, "the exercise is a stub the student fills in"
+        assert "✗ Not yet" in output and "✓" not in output, \
+            "a student sees the stub fail, not an answer"
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_solutions_pass_every_check(path):
+    checks = [c for c in cells_of(path) if c["cell_type"] == "code"
+              and CHECK_CALL.search("".join(c["source"]))]
+    student = ROOT / path.name.replace("_solutions", "")
+    student_checks = {m for c in cells_of(student)
+                      for m in CHECK_CALL.findall("".join(c["source"]))}
+    assert {m for c in checks for m in CHECK_CALL.findall("".join(c["source"]))} == student_checks
+    for cell in checks:
+        output = shown(cell)
+        assert "✓ Works" in output and "✗" not in output, output
+
+
+def test_no_student_notebook_shows_a_solution_cell():
+    for path in STUDENTS:
+        text = path.read_text()
+        assert "a reference solution" not in text, path.name
+
+
+def test_the_playground_suggestions_of_05_give_what_the_text_announces():
+    """Notebook 05's "What to try" promises outcomes from the playground's defaults: keep
+    them true."""
+    pytest.importorskip("ipywidgets")
+    from agentlab.sweeps import COURSE_TASKS
+    from agentlab.widgets import Playground
+
+    text = "".join("".join(c["source"]) for c in cells_of(ROOT / "05_the_limits_playground.ipynb"))
+    peru = "What's the weather in the capital of Peru, in Fahrenheit?"
+
+    def fresh(**settings):
+        playground = Playground([task.text for task in COURSE_TASKS])
+        for name, value in settings.items():
+            getattr(playground, name).value = value
+        return playground
+
+    defaults = fresh()
+    assert (defaults.model.value, defaults.priced_as.value, defaults.max_steps.value,
+            defaults.max_cost_usd.value, defaults.budget_mode.value, defaults.wind_down.value) == (
+        "tutor", "gpt-4o-mini", 10, 0.5, "before", False)
+    assert ("defaults: the first task, the model `tutor` priced as\n`gpt-4o-mini`, "
+            "`max_steps` 10") in text
+
+    assert [fresh(task=peru, max_steps=n).run().stop_reason for n in (2, 3)] == ["max_steps"] * 2
+    assert "66.2 °F" in fresh(task=peru, max_steps=4).run().answer
+
+    verbose = dict(task=peru, model="tutor-verbose")
+    assert fresh(**verbose, max_cost_usd=10 ** -2.5).run().ok  # "answers down to 0.0032"
+    stopped = fresh(**verbose, max_cost_usd=10 ** -2.75).run()
+    assert (stopped.stop_reason, len(stopped.steps), round(stopped.cost_usd, 4)) == (
+        "max_cost", 2, 0.001)
+    paid = fresh(**verbose, max_cost_usd=10 ** -2.75, budget_mode="after").run()
+    assert (paid.stop_reason, len(paid.steps), round(paid.cost_usd, 4), paid.answer) == (
+        "max_cost", 4, 0.0024, None)
+    assert f"{paid.cost_usd / 10 ** -2.75 - 1:.0%} over budget" in text
+
+    looper = fresh(model="tutor-looper", max_steps=3)
+    assert looper.run().answer is None
+    looper.wind_down.value = True
+    assert looper.run().answer.startswith("I had to stop before finishing")
+
+    slow = fresh(model="tutor-slow", max_seconds=2).run()
+    assert (slow.stop_reason, len(slow.steps)) == ("max_seconds", 1)
+
+    cut = fresh(task=peru, max_result_chars=100).run()
+    assert (cut.stop_reason, len(cut.steps)) == ("answered", 2) and "66.2" not in cut.answer

@@ -60,10 +60,12 @@ def test_within_a_run():
     assert list(line[0].get_ydata()) == pytest.approx([0.001, 0.002, 0.003])
     assert line[1].get_ydata()[0] == 0.004  # the budget line
     far = plots.cumulative_cost(hand_made(3, "answered", budget=0.5))
-    assert [t.get_text() for t in far.get_legend().get_texts()] == ["spent", "budget 50¢ (far above)"]
+    legend = [t.get_text() for t in far.get_legend().get_texts()]
+    assert legend == ["spent", "budget 50¢ (far above)"]
     assert far.get_ylim()[1] == pytest.approx(0.003 * 1.15)
-    tokens = plots.tokens_per_step(run)
-    assert [b.get_height() for b in tokens.patches] == [100, 200, 300, 10, 10, 10]
+    tokens = plots.tokens_per_step(run)  # schemas (the first prompt beyond its 3 priming
+    # tokens), system prompt (none here), the rest (priming + conversation), then the completion
+    assert [b.get_height() for b in tokens.patches] == [97] * 3 + [0] * 3 + [3, 103, 203] + [10] * 3
     times = plots.timeline(run)
     assert [b.get_width() for b in times.patches] == [0.5] * 3 + [0.25] * 3
 
@@ -78,11 +80,16 @@ def test_compare_and_determinism():
 
 def test_plots_of_real_offline_runs():
     runs = [run_agent("What's the weather in the capital of Peru, in Fahrenheit?", COURSE_TOOLS),
-            run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", limits=Limits(max_steps=2))]
+            run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper",
+                      limits=Limits(max_steps=2))]
     ax = plots.steps_per_run(runs)
     assert [b.get_height() for b in ax.patches] == [4, 2]
-    prompt = [b.get_height() for b in plots.tokens_per_step(runs[0]).patches[:4]]
-    assert prompt == sorted(prompt) and prompt[0] < prompt[-1]  # the prompt grows every step
+    tokens = plots.tokens_per_step(runs[0])
+    schemas = [b.get_height() for b in tokens.patches[:4]]
+    conversation = [b.get_height() for b in tokens.patches[8:12]]
+    assert len(set(schemas)) == 1 and schemas[0] > 300  # sent again, unchanged, every step
+    assert conversation == sorted(conversation) and conversation[0] < conversation[-1]  # grows
+    assert tokens.get_title().startswith("Tool schemas are 88% of the first prompt")
     _, ax = plt.subplots()
     assert plots.cost_per_run(runs, ax) is ax  # draws on the Axes it is given
 
@@ -95,3 +102,43 @@ def test_importing_agentlab_loads_no_plotting_widgets_or_sdk():
             "'genai_prices') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_titles_say_what_to_see():
+    assert plots.steps_per_run(RUNS).get_title().startswith("1 of 3 runs answered")
+    assert "ended over budget" not in plots.cost_per_run(RUNS[:2]).get_title()
+    over = hand_made(2, "max_cost", budget=0.0015)
+    assert plots.cost_per_run([over]).get_title().startswith("1 of 1 runs ended over budget")
+    curve = plots.success_rate({"tutor": {1: 0.0, 2: 0.6, 4: 1.0}}, xlabel="max_steps")
+    assert curve.get_title() == "Success rises with max_steps: 100% solved from 4 on"
+
+
+def test_cumulative_cost_draws_the_look_ahead_that_stopped_a_run():
+    run = hand_made(2, "max_cost", budget=0.003)
+    run.stop_detail = ("the next call could cost up to $0.002000 and only $0.001000 of the "
+                       "$0.003000 budget is left")
+    ax = plots.cumulative_cost(run)
+    look = [line for line in ax.get_lines() if line.get_label().startswith("look-ahead")][0]
+    assert list(look.get_xdata()) == [1, 2]
+    assert list(look.get_ydata()) == pytest.approx([0.002, 0.004])
+    assert ax.get_title().startswith("Stopped early")
+    assert plots.look_ahead(hand_made(2, "answered")) is None
+
+
+def test_compare_keys_each_run_with_its_prices_and_budget_mode():
+    verbose = hand_made(2, "max_cost", budget=0.03)
+    verbose.model, verbose.priced_as, verbose.budget_mode = "tutor-verbose", "gpt-4o", "after"
+    fig = plots.compare(RUNS + [verbose])
+    key = fig.texts[0].get_text().splitlines()[1:]  # under a header line
+    assert len(key) == 4
+    assert key[3].startswith("#4 tutor-verbose, priced as gpt-4o, budget 3¢ (pay, then check)")
+    assert "(never exceed)" in key[0]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["#1", "#2", "#3", "#4"]
+
+
+def test_loop_diagram_highlights_one_part():
+    ax = plots.loop_diagram("act")
+    faces = [matplotlib.colors.to_hex(p.get_facecolor()) for p in ax.patches
+             if hasattr(p, "get_boxstyle")]
+    assert faces.count("#ffd166") == 1
+    assert "One step = one turn" in ax.get_title()
