@@ -316,5 +316,5 @@ def test_the_capstone_notebooks_show_not_yet_to_students_and_all_held_in_the_sol
 
     student = saved_output(notebooks / "08_grade_your_own_loop.ipynb")
     assert "✗ Not yet: 0 of 11 checks held" in student and "✓" not in student
-    solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop.ipynb")
+    solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop_solutions.ipynb")
     assert "✓ All checks held (11 of 11)." in solution and "✗" not in solution

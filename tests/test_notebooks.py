@@ -9,8 +9,11 @@ import re
 import pytest
 
 ROOT = pathlib.Path(__file__).parent.parent / "notebooks"
-STUDENTS = sorted(ROOT.glob("0[1-7]*.ipynb"))  # 08, the capstone, has its own tests
-SOLUTIONS = sorted((ROOT / "solutions").glob("0[1-7]*_solutions.ipynb"))
+STUDENTS = sorted(ROOT.glob("0[1-8]*.ipynb"))
+SOLUTIONS = sorted((ROOT / "solutions").glob("0[1-8]*_solutions.ipynb"))
+# The capstone (08) is graded by agentlab.gauntlet, not by check_ calls: tests/test_gauntlet.py
+# checks that its student notebook shows "Not yet" and its solution holds every check.
+CHAPTERS = [p for p in STUDENTS if not p.name.startswith("08")]
 KEY = re.compile(r"sk-[A-Za-z0-9_-]{20,}")
 WIDGET_REPR = re.compile(r"\b(IntProgress|FloatProgress|HBox|VBox|Output|Label|HTML|Button)\(")
 CHECK_CALL = re.compile(r"^check_\w+\(", re.M)
@@ -27,7 +30,7 @@ def shown(cell) -> str:
 
 def test_the_course_is_all_there():
     numbers = [p.name.split("_")[0] for p in STUDENTS]
-    assert numbers == ["01", "02", "03", "04a", "04b", "05", "06", "07"]
+    assert numbers == ["01", "02", "03", "04a", "04b", "05", "06", "07", "08"]
     assert [p.name for p in SOLUTIONS] == [p.stem + "_solutions.ipynb" for p in STUDENTS]
 
 
@@ -55,7 +58,7 @@ def test_hygiene(path):
         assert re.search(r"NBVAL_IGNORE_OUTPUT.*(because|:)", "".join(c["source"])), "say why"
 
 
-@pytest.mark.parametrize("path", STUDENTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_students_learn_first_try_stubs_and_end_with_a_recap(path):
     cells = cells_of(path)
     assert "You will learn" in "".join(cells[0]["source"])
