@@ -122,12 +122,17 @@ def run_pydantic_ai(base_url: str, mode: str):
                   output_type=Answer if mode == "structured" else str)
     limits = UsageLimits(request_limit=MAX_STEPS)
 
+    async def read_events(context, events):  # asking for events makes every request stream
+        async for _ in events:
+            pass
+
     async def go():
         async with client:  # closed inside the event loop that opened it
-            if mode == "stream":
-                async with agent.run_stream(TASK, usage_limits=limits) as result:
-                    return await result.get_output()
-            return (await agent.run(TASK, usage_limits=limits)).output
+            # Not `agent.run_stream`: it ends the run at the first text the model streams, so a
+            # model that says what it will do before its tool calls would end it there.
+            handler = read_events if mode == "stream" else None
+            result = await agent.run(TASK, usage_limits=limits, event_stream_handler=handler)
+            return result.output
 
     return asyncio.run(go())
 
