@@ -34,28 +34,29 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CASE_SECONDS = 30  # an upper bound for one agent run; each takes well under a second here
 
 
-def _xfail(feature: str):
-    return pytest.mark.xfail(strict=True, reason=f"needs {feature}: server/tutor branch")
+def _xfail(feature: str, branch: str):
+    return pytest.mark.xfail(strict=True, reason=f"needs {feature}: {branch} branch")
 
 
 STREAM = "stream: true (chat.completion.chunk events)"
 CASES = [
     pytest.param("smolagents", "plain", marks=_xfail(
-        "tool_choice='required' (a final_answer call) and smolagents' text history")),
+        "tool_choice='required' (a final_answer call) and smolagents' text history", "tutor")),
     pytest.param("smolagents", "stream", marks=_xfail(
-        f"{STREAM}, tool_choice='required' and smolagents' text history")),
+        f"{STREAM}, tool_choice='required' and smolagents' text history",
+        "server and tutor")),
     pytest.param("openai-agents", "plain"),
-    pytest.param("openai-agents", "stream", marks=_xfail(STREAM)),
+    pytest.param("openai-agents", "stream", marks=_xfail(STREAM, "server")),
     pytest.param("openai-agents", "structured", marks=_xfail(
-        "response_format json_schema filled from the results")),
+        "response_format json_schema filled from the results", "tutor")),
     pytest.param("pydantic-ai", "plain"),
-    pytest.param("pydantic-ai", "stream", marks=_xfail(STREAM)),
+    pytest.param("pydantic-ai", "stream", marks=_xfail(STREAM, "server")),
     pytest.param("pydantic-ai", "structured", marks=_xfail(
-        "tool_choice='required' (a final_result call filled from the results)")),
+        "tool_choice='required' (a final_result call filled from the results)", "tutor")),
     pytest.param("langchain", "plain"),
-    pytest.param("langchain", "stream", marks=_xfail(STREAM)),
+    pytest.param("langchain", "stream", marks=_xfail(STREAM, "server")),
     pytest.param("langchain", "structured", marks=_xfail(
-        "response_format json_schema filled from the whole conversation")),
+        "response_format json_schema filled from the whole conversation", "tutor")),
 ]
 
 
