@@ -35,28 +35,28 @@ CASE_SECONDS = 30  # an upper bound for one agent run; each takes well under a s
 
 
 def _xfail(feature: str, branch: str):
-    return pytest.mark.xfail(strict=True, reason=f"needs {feature}: {branch} branch")
+    return pytest.mark.xfail(strict=True, reason=f"needs {feature}: {branch}")
 
 
 STREAM = "stream: true (chat.completion.chunk events)"
 CASES = [
     pytest.param("smolagents", "plain", marks=_xfail(
-        "tool_choice='required' (a final_answer call) and smolagents' text history", "tutor")),
+        "tool_choice='required' (a final_answer call) and smolagents' text history", "tutor branch")),
     pytest.param("smolagents", "stream", marks=_xfail(
         f"{STREAM}, tool_choice='required' and smolagents' text history",
-        "server and tutor")),
+        "server and tutor branches")),
     pytest.param("openai-agents", "plain"),
-    pytest.param("openai-agents", "stream", marks=_xfail(STREAM, "server")),
+    pytest.param("openai-agents", "stream", marks=_xfail(STREAM, "server branch")),
     pytest.param("openai-agents", "structured", marks=_xfail(
-        "response_format json_schema filled from the results", "tutor")),
+        "response_format json_schema filled from the results", "tutor branch")),
     pytest.param("pydantic-ai", "plain"),
-    pytest.param("pydantic-ai", "stream", marks=_xfail(STREAM, "server")),
+    pytest.param("pydantic-ai", "stream", marks=_xfail(STREAM, "server branch")),
     pytest.param("pydantic-ai", "structured", marks=_xfail(
-        "tool_choice='required' (a final_result call filled from the results)", "tutor")),
+        "tool_choice='required' (a final_result call filled from the results)", "tutor branch")),
     pytest.param("langchain", "plain"),
-    pytest.param("langchain", "stream", marks=_xfail(STREAM, "server")),
+    pytest.param("langchain", "stream", marks=_xfail(STREAM, "server branch")),
     pytest.param("langchain", "structured", marks=_xfail(
-        "response_format json_schema filled from the whole conversation", "tutor")),
+        "response_format json_schema filled from the whole conversation", "tutor branch")),
 ]
 
 
