@@ -41,7 +41,8 @@ def _xfail(feature: str, branch: str):
 STREAM = "stream: true (chat.completion.chunk events)"
 CASES = [
     pytest.param("smolagents", "plain", marks=_xfail(
-        "tool_choice='required' (a final_answer call) and smolagents' text history", "tutor branch")),
+        "tool_choice='required' (a final_answer call) and smolagents' text history",
+        "tutor branch")),
     pytest.param("smolagents", "stream", marks=_xfail(
         f"{STREAM}, tool_choice='required' and smolagents' text history",
         "server and tutor branches")),
