@@ -1,0 +1,180 @@
+"""The course's two-tool task, driven by four agent frameworks against an OpenAI-compatible URL.
+
+Each `run_<framework>(base_url, mode)` builds that framework's own agent, with the two tools
+defined the framework's own way, asks it TASK and returns what the agent ended with: a string
+answer, or for mode "structured" an `Answer` (the time and the value). tests/test_compat.py
+points them at `agentlab serve`; tests/compat_capture.py at a recorder, to see what each sends.
+
+    modes: "plain", "stream", "structured" (smolagents: "plain" and "stream" only)
+
+The frameworks are imported inside each function, so this file imports without them.
+Nothing here reaches the network: the base URL is the caller's, tracing and telemetry are off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import BaseModel
+
+TASK = "What time is it, and what is 17 * 23 + sqrt(144)?"
+FIXED_TIME = "09:30 UTC"  # what get_time returns, so a test can find it in the answer
+MODEL = "tutor"
+API_KEY = "sk-dummy-offline"  # the frameworks insist on a key; the tutor never reads it
+SECONDS = 10  # each HTTP request's timeout
+MAX_STEPS = 6
+
+
+class Answer(BaseModel):
+    """The structured output asked for: the time, and the value of the expression."""
+
+    time: str
+    value: float
+
+
+def get_time() -> str:
+    """Get the current time in UTC."""
+    return FIXED_TIME
+
+
+def calculate(expression: str) -> float:
+    """Evaluate an arithmetic expression safely.
+
+    Args:
+        expression: The arithmetic expression, e.g. "2 * (3 + 4)" or "sqrt(16)".
+    """
+    from agentlab.toolkit import safe_calculate
+
+    return safe_calculate(expression)
+
+
+FRAMEWORK_MODES = {
+    "smolagents": ("plain", "stream"),
+    "openai-agents": ("plain", "stream", "structured"),
+    "pydantic-ai": ("plain", "stream", "structured"),
+    "langchain": ("plain", "stream", "structured"),
+}
+
+
+def run(framework: str, base_url: str, mode: str):
+    """The agent's final output for TASK: `run("pydantic-ai", url, "plain")` -> "...403..."."""
+    return RUNNERS[framework](base_url, mode)
+
+
+# ---------------------------------------------------------------------------------------------
+# smolagents: ToolCallingAgent over OpenAIServerModel
+
+
+def run_smolagents(base_url: str, mode: str):
+    from smolagents import OpenAIServerModel, ToolCallingAgent, tool
+
+    model = OpenAIServerModel(model_id=MODEL, api_base=base_url, api_key=API_KEY,
+                              client_kwargs={"max_retries": 0, "timeout": SECONDS})
+    agent = ToolCallingAgent(tools=[tool(get_time), tool(calculate)], model=model,
+                             max_steps=MAX_STEPS, verbosity_level=0,
+                             stream_outputs=(mode == "stream"))
+    return str(agent.run(TASK))
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenAI Agents SDK: Agent + Runner with the chat-completions model
+
+
+def run_openai_agents(base_url: str, mode: str):
+    from agents import (Agent, OpenAIChatCompletionsModel, Runner, function_tool,
+                        set_tracing_disabled)
+    from openai import AsyncOpenAI
+
+    set_tracing_disabled(True)  # traces would otherwise be exported to OpenAI
+    client = AsyncOpenAI(base_url=base_url, api_key=API_KEY, max_retries=0, timeout=SECONDS)
+    agent = Agent(name="assistant", instructions="Use the tools to answer.",
+                  model=OpenAIChatCompletionsModel(model=MODEL, openai_client=client),
+                  tools=[function_tool(get_time), function_tool(calculate)],
+                  output_type=Answer if mode == "structured" else None)
+
+    async def go():
+        async with client:  # closed inside the event loop that opened it
+            if mode == "stream":
+                result = Runner.run_streamed(agent, TASK, max_turns=MAX_STEPS)
+                async for _ in result.stream_events():
+                    pass
+                return result.final_output
+            return (await Runner.run(agent, TASK, max_turns=MAX_STEPS)).final_output
+
+    return asyncio.run(go())
+
+
+# ---------------------------------------------------------------------------------------------
+# Pydantic AI: Agent over OpenAIChatModel with an OpenAIProvider
+
+
+def run_pydantic_ai(base_url: str, mode: str):
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+    from pydantic_ai.usage import UsageLimits
+
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=base_url, api_key=API_KEY, max_retries=0, timeout=SECONDS)
+    model = OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client))
+    agent = Agent(model, tools=[get_time, calculate],
+                  output_type=Answer if mode == "structured" else str)
+    limits = UsageLimits(request_limit=MAX_STEPS)
+
+    async def read_events(context, events):  # asking for events makes every request stream
+        async for _ in events:
+            pass
+
+    async def go():
+        async with client:  # closed inside the event loop that opened it
+            # Not `agent.run_stream`: it ends the run at the first text the model streams, so a
+            # model that says what it will do before its tool calls would end it there.
+            handler = read_events if mode == "stream" else None
+            result = await agent.run(TASK, usage_limits=limits, event_stream_handler=handler)
+            return result.output
+
+    return asyncio.run(go())
+
+
+# ---------------------------------------------------------------------------------------------
+# LangChain: ChatOpenAI with bound tools and a small loop; with_structured_output at the end
+
+
+def run_langchain(base_url: str, mode: str):
+    from langchain_core.messages import HumanMessage, ToolMessage
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+
+    llm = ChatOpenAI(model=MODEL, base_url=base_url, api_key=API_KEY, max_retries=0,
+                     timeout=SECONDS, streaming=(mode == "stream"))
+    tools = {t.name: t for t in (tool(get_time), tool(calculate))}
+    thinker = llm.bind_tools(list(tools.values()))
+    messages = [HumanMessage(TASK)]
+    for _ in range(MAX_STEPS):  # think, act, observe, repeat
+        reply = _stream_reply(thinker, messages) if mode == "stream" else thinker.invoke(messages)
+        messages.append(reply)
+        if not reply.tool_calls:
+            break
+        for call in reply.tool_calls:
+            result = tools[call["name"]].invoke(call["args"])
+            messages.append(ToolMessage(str(result), tool_call_id=call["id"]))
+    else:
+        raise RuntimeError(f"no answer within {MAX_STEPS} steps")
+    if mode == "structured":
+        return llm.with_structured_output(Answer).invoke(messages)
+    return reply.content
+
+
+def _stream_reply(model, messages):
+    """One assistant message, assembled from its streamed chunks (chunks add up in LangChain)."""
+    reply = None
+    for chunk in model.stream(messages):
+        reply = chunk if reply is None else reply + chunk
+    if reply is None:
+        raise RuntimeError("the stream ended without a chunk")
+    return reply
+
+
+RUNNERS = {"smolagents": run_smolagents, "openai-agents": run_openai_agents,
+           "pydantic-ai": run_pydantic_ai, "langchain": run_langchain}
