@@ -103,10 +103,13 @@ def check_request(request: dict, models) -> None:
 def _validator(name: str):
     import fastjsonschema  # compiled on first use: `import agentlab` stays fast
 
-    definitions = dict(SCHEMAS)
-    # Messages are checked one by one against their role's schema (below), which gives
-    # errors such as "messages[1].content must be string" instead of "matches no oneOf".
+    definitions = json.loads(json.dumps(SCHEMAS))  # a deep copy, changed below
+    # Messages and tools are checked one by one against the schema their role or type picks
+    # (below), which gives errors such as "messages[1].content must be string" instead of
+    # "matches no definition of oneOf".
     definitions["ChatCompletionRequestMessage"] = {"type": "object", "required": ["role"]}
+    tools = definitions["CreateChatCompletionRequest"]["allOf"][1]["properties"]["tools"]
+    tools["items"] = {"type": "object", "required": ["type"]}
     return fastjsonschema.compile({"$ref": f"#/definitions/{name}", "definitions": definitions})
 
 
@@ -116,7 +119,7 @@ def _validate(name: str, value, prefix: str = "") -> None:
     try:
         _validator(name)(value)
     except fastjsonschema.JsonSchemaValueException as e:
-        param = prefix + e.name.removeprefix("data").lstrip(".")
+        param = (prefix + e.name.removeprefix("data").lstrip(".")).rstrip(".")
         rule = e.message.removeprefix(e.name).strip()
         raise APIError(400, f"Invalid '{param or 'body'}': {rule}.", param=param or None) from None
 
@@ -140,9 +143,10 @@ def _check_message(i: int, message: dict) -> None:
 
 
 def _check_tool(i: int, tool: dict) -> None:
-    if tool.get("type") != "function":
+    if tool["type"] != "function":
         raise APIError(400, "The offline tutor can use only function tools "
                        "({'type': 'function', 'function': {...}}).", param=f"tools[{i}].type")
+    _validate("ChatCompletionTool", tool, prefix=f"tools[{i}].")
     name = tool["function"]["name"]
     if not TOOL_NAME.fullmatch(name):
         raise APIError(400, f"Invalid 'tools[{i}].function.name': {name[:80]!r} does not match "

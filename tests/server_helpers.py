@@ -18,8 +18,27 @@ GOOD = {"model": "tutor", "messages": [{"role": "user", "content": "hi"}]}
 
 
 def validator(name):
-    """A validator for one of the reference's schemas (a response, a stream chunk, an error)."""
-    return Draft202012Validator({**REFERENCE, "$ref": f"#/components/schemas/{name}"})
+    """A validator for one of the reference's schemas (a response, a stream chunk, an error).
+
+    It honours OpenAPI's `nullable: true` (null is allowed as well), as the API's own
+    description means it: a stream chunk's `finish_reason` is required and nullable, and the
+    real API sends null there in every chunk but the last.
+    """
+    schema = with_nullable({**REFERENCE, "$ref": f"#/components/schemas/{name}"})
+    return Draft202012Validator(schema)
+
+
+def with_nullable(schema):
+    """Example: {"type": "string", "nullable": True} -> {"anyOf": [{"type": "string"},
+    {"type": "null"}]}; everything else unchanged."""
+    if isinstance(schema, list):
+        return [with_nullable(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    schema = {key: with_nullable(value) for key, value in schema.items()}
+    if schema.pop("nullable", False) is True:
+        return {"anyOf": [schema, {"type": "null"}]}
+    return schema
 
 
 @contextlib.contextmanager
