@@ -22,6 +22,7 @@ import re
 
 from .openai_request_schema import SCHEMAS
 
+INTEGER_FIELDS = ("n", "max_tokens", "max_completion_tokens", "seed", "top_logprobs")
 MAX_DEPTH = 64  # no real request nests deeper; Python's parser gives up near 1,000
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -93,6 +94,9 @@ def check_request(request: dict, models) -> None:
     if request.get("modalities") and "audio" in request["modalities"]:
         raise APIError(400, "The offline tutor writes text only; leave out 'audio'.",
                        param="modalities")
+    for key in INTEGER_FIELDS:  # JSON Schema counts 29.0 as an integer; Python's range does not
+        if isinstance(request.get(key), float):
+            request[key] = int(request[key])
 
 
 # ---------------------------------------------------------------------------------------------

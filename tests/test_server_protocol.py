@@ -148,6 +148,14 @@ def test_parallel_tool_calls_false_gives_at_most_one_call_even_from_a_model_that
     assert len(payload["choices"][0]["message"]["tool_calls"]) == 1
 
 
+def test_integers_written_as_floats_are_read_as_integers():
+    """Found by schemathesis: JSON Schema counts 2.0 as an integer, and n=2.0 crashed."""
+    status, payload = ask(n=2.0, max_tokens=10.0, seed=1.0,
+                          messages=[{"role": "user", "content": "Write a poem"}])
+    assert status == 200 and len(payload["choices"]) == 2
+    validator("CreateChatCompletionResponse").validate(payload)
+
+
 def test_a_stop_sequence_ends_the_content_before_it():
     def says(model, messages, tools, tool_choice, **options):
         return {"role": "assistant", "content": "First line.\n\nSecond line."}
