@@ -3,6 +3,8 @@
 import json
 import socket
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import openai
 import pytest
@@ -150,8 +152,9 @@ def test_too_many_headers_get_json_431(server):
 
 def test_a_chunked_body_is_read(server):
     body = json.dumps(GOOD).encode()
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
     reply = raw(server, b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body))
+                b"Transfer-Encoding: chunked\r\n\r\n" + chunked)
     status, headers, answer = split_reply(reply)
     assert status == 200
     validator("CreateChatCompletionResponse").validate(json.loads(answer))
@@ -208,10 +211,38 @@ def test_a_slow_persona_does_not_hold_other_clients(server):
     assert done == [200]
 
 
+def test_a_model_busy_computing_does_not_hold_other_clients():
+    """The model runs off the event loop: while one request computes, another is answered.
+
+    The busy model computes until the test has received the quick answer (or 10 s pass); it
+    then says which of the two ended its work.
+    """
+    busy_started, received_quick = threading.Event(), threading.Event()
+
+    def respond(model, messages, tools, tool_choice, **options):
+        if messages[0]["content"] == "busy":
+            busy_started.set()
+            deadline = time.monotonic() + 10
+            while not received_quick.is_set() and time.monotonic() < deadline:
+                sum(range(1000))  # pure Python work, like the tutor's
+            return {"role": "assistant",
+                    "content": "released" if received_quick.is_set() else "timed out"}
+        return {"role": "assistant", "content": "quick"}
+
+    busy_body = json.dumps({**GOOD, "messages": [{"role": "user", "content": "busy"}]}).encode()
+    with running_server(respond=respond) as address:
+        with ThreadPoolExecutor(1) as pool:
+            busy = pool.submit(post, address, "/v1/chat/completions", busy_body)
+            assert busy_started.wait(10)
+            status, quick = post(address, "/v1/chat/completions", json.dumps(GOOD).encode())
+            assert quick["choices"][0]["message"]["content"] == "quick"
+            received_quick.set()
+            assert busy.result()[1]["choices"][0]["message"]["content"] == "released"
+
+
 def test_bounded_load_on_loopback_has_no_errors(server):
     """8 concurrent clients, 50 keep-alive requests each, on 127.0.0.1; stops by itself."""
     import http.client
-    from concurrent.futures import ThreadPoolExecutor
 
     body = json.dumps({"model": "tutor", "tools": [t.schema for t in COURSE_TOOLS],
                        "messages": [{"role": "user", "content": "What is 6 * 7?"}]}).encode()

@@ -294,3 +294,79 @@ def test_schema_valid_requests_get_a_200(case):
     status, payload = ask(**TUTOR_CRASHES[case])
     assert status == 200, payload
     validator("CreateChatCompletionResponse").validate(payload)
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests shaped as four agent frameworks send them (captured on the compat branch, see
+# notes/framework-requests.md): the server accepts every one of them.
+
+GET_TIME = {"type": "function", "function": {
+    "name": "get_time", "description": "The current time.", "strict": True,
+    "parameters": {"type": "object", "properties": {}, "required": [],
+                   "additionalProperties": False, "title": "get_time_args"}}}
+CALCULATE = {"type": "function", "function": {
+    "name": "calculate", "description": "Evaluate an arithmetic expression.\n\nArgs:\n"
+    "    expression: the expression", "parameters": {
+        "type": "object", "properties": {"expression": {"type": "string"}},
+        "required": ["expression"], "additionalProperties": False}}}
+ANSWER_SCHEMA = {"type": "object", "title": "Answer", "additionalProperties": False,
+                 "properties": {"time": {"type": "string", "title": "Time"},
+                                "value": {"type": "number", "title": "Value"}},
+                 "required": ["time", "value"]}
+HISTORY = [{"role": "user", "content": TASK},
+           asked(call("a", "get_time", "{}"), call("b", "calculate",
+                                                   '{"expression": "17 * 23 + sqrt(144)"}')),
+           {"role": "tool", "tool_call_id": "a", "content": "09:30 UTC"},
+           {"role": "tool", "tool_call_id": "b", "content": "403"}]
+
+
+def _parts(text):
+    return [{"type": "text", "text": text}]
+
+
+FRAMEWORK_REQUESTS = {
+    "smolagents, streamed, text history": {
+        "tools": [GET_TIME, CALCULATE, {"type": "function", "function": {
+            "name": "final_answer", "description": "Provides a final answer.",
+            "parameters": {"type": "object", "properties": {"answer": {"type": "string"}},
+                           "required": ["answer"]}}}],
+        "tool_choice": "required", "stop": ["Observation:", "Calling tools:"],
+        "stream": True, "stream_options": {"include_usage": True},
+        "messages": [{"role": "system", "content": _parts("You are an expert assistant.")},
+                     {"role": "user", "content": _parts("New task:\n" + TASK)},
+                     {"role": "assistant", "content": _parts(
+                         "Calling tools:\n[{'id': 'call_0_0', 'type': 'function', 'function':"
+                         " {'name': 'get_time', 'arguments': {}}}]")},
+                     {"role": "user", "content": _parts("Observation:\n09:30 UTC")}]},
+    "openai-agents, structured": {
+        "tools": [GET_TIME, CALCULATE], "messages": [{"role": "system", "content": "Be brief."},
+                                                     *HISTORY],
+        "response_format": {"type": "json_schema", "json_schema": {
+            "name": "final_output", "strict": True, "schema": ANSWER_SCHEMA}}},
+    "pydantic-ai, final_result tool": {
+        "tools": [GET_TIME, CALCULATE, {"type": "function", "function": {
+            "name": "final_result", "description": "The structured output asked for.",
+            "parameters": ANSWER_SCHEMA, "strict": True}}],
+        "tool_choice": "required", "stream": False, "messages": HISTORY},
+    "langchain, function_calling": {
+        "tools": [{"type": "function", "function": {"name": "Answer", "description": "An answer.",
+                                                    "parameters": ANSWER_SCHEMA}}],
+        "tool_choice": {"type": "function", "function": {"name": "Answer"}},
+        "parallel_tool_calls": False, "messages": HISTORY},
+    "langchain, json_mode after a plain answer": {
+        "response_format": {"type": "json_object"},
+        "messages": [*HISTORY, {"role": "assistant", "content": "It is 09:30 UTC; 403."},
+                     {"role": "user", "content": "Answer in JSON."}]},
+}
+
+
+@pytest.mark.parametrize("case", FRAMEWORK_REQUESTS)
+def test_what_frameworks_send_is_accepted(case):
+    status, payload = ask(**FRAMEWORK_REQUESTS[case])
+    assert status == 200, payload
+    if FRAMEWORK_REQUESTS[case].get("stream"):
+        chunks = [json.loads(bytes(e)[6:]) for e in payload[:-1]]
+        for chunk in chunks:
+            validator("CreateChatCompletionStreamResponse").validate(chunk)
+    else:
+        validator("CreateChatCompletionResponse").validate(payload)
