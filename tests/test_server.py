@@ -184,10 +184,14 @@ def test_wrong_method(server):
     assert status == 405 and answer["error"]["type"] == "invalid_request_error"
 
 
-def test_a_stalled_client_is_dropped_and_others_are_served_meanwhile(server):
+@pytest.mark.parametrize("sent", [
+    b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"mod",
+    b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-",
+    b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n",
+], ids=["mid-body", "mid-headers", "mid-chunk"])
+def test_a_stalled_client_is_dropped_and_others_are_served_meanwhile(server, sent):
     stalled = socket.create_connection(server, timeout=10)
-    stalled.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 500"
-                    b"\r\n\r\n{\"mod")
+    stalled.sendall(sent)
     assert post(server, "/v1/chat/completions", json.dumps(GOOD).encode())[0] == 200
     stalled.setblocking(False)
     with pytest.raises(BlockingIOError):  # still waiting for its body: the other went first
