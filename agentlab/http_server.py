@@ -19,8 +19,10 @@ Left out on purpose: TLS and HTTP/2 (a local teaching server).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
+import time
 
 import tornado.httpserver
 import tornado.netutil
@@ -131,19 +133,21 @@ class TutorHTTPServer:
         self.server_address = self.sockets[0].getsockname()[:2]
         self.client_timeout = client_timeout
         self.respond = respond
-        self._loop = None
-        self._stop = None
-        self._stopped = threading.Event()
+        self._loop = self._stop = None
+        self._serving = threading.Event()  # set while serve_forever runs
+        self._shutdown_asked = False
 
     def serve_forever(self) -> None:
-        self._stopped.clear()
+        self._serving.set()
         try:
             asyncio.run(self._serve())
         finally:
-            self._stopped.set()
+            self._serving.clear()
 
     async def _serve(self):
         self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        if self._shutdown_asked:  # shutdown() came before the loop existed
+            return
         http = tornado.httpserver.HTTPServer(
             application(self.respond), max_header_size=MAX_HEAD_BYTES,
             # A client that stops sending (mid-headers, mid-body, or idle between requests)
@@ -159,9 +163,14 @@ class TutorHTTPServer:
 
     def shutdown(self) -> None:
         """Stop serve_forever (from another thread) and wait until it has returned."""
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._stop.set)
-            self._stopped.wait(10)
+        self._shutdown_asked = True
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already closed
+                loop.call_soon_threadsafe(self._stop.set)
+        deadline = time.monotonic() + 10
+        while self._serving.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def server_close(self) -> None:
         for sock in self.sockets:
