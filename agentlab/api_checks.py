@@ -45,7 +45,7 @@ class APIError(Exception):
 def parse_body(body: bytes) -> dict:
     """The request's JSON object, or an APIError saying what is wrong with it."""
     try:
-        request = json.loads(body)
+        request = json.loads(body, parse_constant=_not_json)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise APIError(400, f"The body is not valid JSON: {e}.") from None
     except RecursionError:  # nested far beyond MAX_DEPTH: the parser itself gave up
@@ -55,6 +55,11 @@ def parse_body(body: bytes) -> dict:
     if depth(request) > MAX_DEPTH:
         raise APIError(400, f"The JSON body is nested more than {MAX_DEPTH} levels deep.")
     return request
+
+
+def _not_json(constant: str):
+    """Python's parser reads NaN and Infinity; JSON (and the real API) does not."""
+    raise json.JSONDecodeError(f"{constant} is not a JSON value", constant, 0)
 
 
 def depth(value) -> int:

@@ -190,7 +190,10 @@ def make_transport(handler=handle, *, respond=None):
                                      headers={"Content-Type": EventStream.media_type})
             if isinstance(payload, bytes):
                 return http.Response(status, content=payload, headers=headers, request=request)
-            return http.Response(status, json=payload, headers=headers, request=request)
+            # Encoded as the real port encodes it: ASCII-safe, so any text the model echoes
+            # (even a lone surrogate from the request) travels.
+            return http.Response(status, content=json.dumps(payload).encode(), request=request,
+                                 headers={"Content-Type": "application/json", **(headers or {})})
 
     return TutorTransport()
 

@@ -98,6 +98,24 @@ def test_json_nested_5000_deep_is_a_400_not_a_crash():
     assert status == 400 and "nested" in payload["error"]["message"]
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json(constant):
+    status, payload = ask(_raw=json.dumps(GOOD)[:-1].encode() + b', "temperature": '
+                          + constant.encode() + b"}")
+    assert status == 400 and constant in payload["error"]["message"]
+
+
+def test_a_lone_surrogate_echoed_by_the_model_reaches_the_sdk():
+    def echoes(model, messages, tools, tool_choice, **options):
+        return {"role": "assistant", "content": messages[-1]["content"]}
+
+    http_client = sdk_http().Client(transport=make_transport(respond=echoes))
+    body = json.dumps({"model": "tutor", "messages": [{"role": "user", "content": "a\udb9eb"}]})
+    response = http_client.post("http://tutor.invalid/v1/chat/completions",
+                                content=body.encode()).json()
+    assert response["choices"][0]["message"]["content"] == "a\udb9eb"
+
+
 def test_a_valid_conversation_with_answered_calls_is_accepted():
     messages = [USER, asked(call("a"), call("b", arguments='{"expression": "3 * 3"}')),
                 {"role": "tool", "tool_call_id": "b", "content": "9"},
