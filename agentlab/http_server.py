@@ -115,6 +115,38 @@ class APIHandler(tornado.web.RequestHandler):
             super().log_exception(typ, value, tb)
 
 
+class JSONErrorsHTTPServer(tornado.httpserver.HTTPServer):
+    """Tornado's HTTP server, except that a request it cannot parse at all (a garbled request
+    line, HTTP/1.1 without a Host header, broken chunk framing) gets OpenAI's JSON error shape
+    instead of tornado's bare `400 Bad Request` with no body.
+
+    Tornado writes that reply deep inside its connection code, with no hook; we recognise its
+    exact bytes on the connection's stream and send our JSON instead.
+    """
+
+    BARE_400 = b"HTTP/1.1 400 Bad Request\r\n\r\n"
+
+    def handle_stream(self, stream, address):
+        write = stream.write
+
+        def write_json_instead(data, *args, **kwargs):
+            if data == self.BARE_400:
+                data = _json_reply(400, "The request is not valid HTTP/1.1: it needs a request "
+                                   "line 'METHOD /path HTTP/1.1', a Host header, and well-formed "
+                                   f"headers and body; this server has {server.ENDPOINTS}.")
+            return write(data, *args, **kwargs)
+
+        stream.write = write_json_instead
+        super().handle_stream(stream, address)
+
+
+def _json_reply(status: int, message: str) -> bytes:
+    """A whole HTTP/1.1 reply carrying one API error; the connection closes after it."""
+    body = json.dumps(APIError(status, message).body()).encode()
+    return (f"HTTP/1.1 {status} Bad Request\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body
+
+
 def application(respond=None) -> tornado.web.Application:
     return tornado.web.Application([(r".*", APIHandler, {"respond": respond})],
                                    log_function=lambda handler: None)  # quiet in class
@@ -148,7 +180,7 @@ class TutorHTTPServer:
         self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
         if self._shutdown_asked:  # shutdown() came before the loop existed
             return
-        http = tornado.httpserver.HTTPServer(
+        http = JSONErrorsHTTPServer(
             application(self.respond), max_header_size=MAX_HEAD_BYTES,
             # A client that stops sending (mid-headers, mid-body, or idle between requests)
             # is dropped after client_timeout; it never held anyone else up meanwhile.

@@ -150,6 +150,19 @@ def test_too_many_headers_get_json_431(server):
     validator("ErrorResponse").validate(json.loads(body))
 
 
+@pytest.mark.parametrize("request_bytes", [
+    b"GARBAGE\r\n\r\n",
+    b"GET /v1/models HTTP/1.1\r\n\r\n",  # HTTP/1.1 requires a Host header
+    b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    b"zz\r\n",
+], ids=["garbled", "no-host", "bad-chunk"])
+def test_a_request_that_is_not_http_gets_a_json_400(server, request_bytes):
+    status, headers, body = split_reply(raw(server, request_bytes))
+    assert status == 400 and headers["content-type"] == "application/json"
+    validator("ErrorResponse").validate(json.loads(body))
+    assert post(server, "/v1/chat/completions", json.dumps(GOOD).encode())[0] == 200
+
+
 def test_a_chunked_body_is_read(server):
     body = json.dumps(GOOD).encode()
     chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)

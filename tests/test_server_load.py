@@ -59,3 +59,19 @@ def test_twenty_clients_on_new_connections_get_no_errors(served):
     with ThreadPoolExecutor(CLIENTS) as pool:
         failures = [f for found in pool.map(client, range(CLIENTS)) for f in found]
     assert failures == [], f"{len(failures)} of {CLIENTS * REQUESTS} failed: {failures[:3]}"
+
+
+def test_ctrl_c_stops_the_server_quietly():
+    """`python -m agentlab serve` ends on Ctrl-C with status 0 and no traceback."""
+    import signal
+
+    process = subprocess.Popen([sys.executable, "-m", "agentlab", "serve", "--port", "0"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        assert "OpenAI-compatible API on http://127.0.0.1:" in process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=10)
+    finally:
+        process.kill()
+    assert process.returncode == 0 and err == ""
