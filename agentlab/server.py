@@ -214,9 +214,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve the tutor until Ctrl-C."""
     server = make_server(host, port)
     address = server.server_address
-    print(f"agentlab tutor: OpenAI-compatible API on http://{address[0]}:{address[1]}/v1 "
-          f"(models: {', '.join(tutor.PERSONAS)}). Ctrl-C stops it.", flush=True)
-    try:
+    try:  # Ctrl-C may come at any moment, even while the start-up line is printed
+        print(f"agentlab tutor: OpenAI-compatible API on http://{address[0]}:{address[1]}/v1 "
+              f"(models: {', '.join(tutor.PERSONAS)}). Ctrl-C stops it.", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass

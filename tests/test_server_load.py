@@ -74,4 +74,4 @@ def test_ctrl_c_stops_the_server_quietly():
         out, err = process.communicate(timeout=10)
     finally:
         process.kill()
-    assert process.returncode == 0 and err == ""
+    assert process.returncode == 0 and err == "", err
