@@ -56,8 +56,8 @@ class APIHandler(tornado.web.RequestHandler):
             raise APIError(414, f"The request line is longer than {MAX_REQUEST_LINE:,} bytes.")
         if len(list(request.headers.get_all())) > MAX_HEADER_FIELDS:
             raise APIError(431, f"The request has more than {MAX_HEADER_FIELDS} header fields.")
-        length = request.headers.get("Content-Length")
-        if length is not None and (not length.isdigit() or int(length) > server.MAX_BODY_BYTES):
+        length = request.headers.get("Content-Length", "")  # tornado refuses a non-number
+        if length.isdigit() and int(length) > server.MAX_BODY_BYTES:
             raise APIError(413, f"The request body must be at most {server.MAX_BODY_BYTES:,} "
                            f"bytes (Content-Length: {length[:20]}).")
 

@@ -155,7 +155,8 @@ def test_too_many_headers_get_json_431(server):
     b"GET /v1/models HTTP/1.1\r\n\r\n",  # HTTP/1.1 requires a Host header
     b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
     b"zz\r\n",
-], ids=["garbled", "no-host", "bad-chunk"])
+    b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+], ids=["garbled", "no-host", "bad-chunk", "bad-length"])
 def test_a_request_that_is_not_http_gets_a_json_400(server, request_bytes):
     status, headers, body = split_reply(raw(server, request_bytes))
     assert status == 400 and headers["content-type"] == "application/json"
