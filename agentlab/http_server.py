@@ -81,9 +81,8 @@ class APIHandler(tornado.web.RequestHandler):
         if isinstance(payload, EventStream):
             self.set_header("Content-Type", EventStream.media_type)
             self.set_header("Cache-Control", "no-cache")
-            for event in payload:  # sent as they are written, as a real stream is
-                self.write(event)
-                await self.flush()
+            # The events are all ready (the tutor wrote its whole reply first): one write.
+            self.write(b"".join(payload))
         else:
             self._write_json(payload)
 
