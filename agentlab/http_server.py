@@ -192,13 +192,17 @@ class TutorHTTPServer:
             http.stop()
             await http.close_all_connections()
 
-    def shutdown(self) -> None:
-        """Stop serve_forever (from another thread) and wait until it has returned."""
+    def ask_to_stop(self) -> None:
+        """Make serve_forever return soon; safe from another thread or a signal handler."""
         self._shutdown_asked = True
         loop = self._loop
         if loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop has already closed
                 loop.call_soon_threadsafe(self._stop.set)
+
+    def shutdown(self) -> None:
+        """Stop serve_forever (from another thread) and wait until it has returned."""
+        self.ask_to_stop()
         deadline = time.monotonic() + 10
         while self._serving.is_set() and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -212,13 +212,25 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, *, client_timeout: fl
 
 def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve the tutor until Ctrl-C."""
+    import signal
+
     server = make_server(host, port)
     address = server.server_address
-    try:  # Ctrl-C may come at any moment, even while the start-up line is printed
+
+    def stop_on_ctrl_c(signum, frame):
+        # Ctrl-C asks the server to stop instead of raising KeyboardInterrupt wherever the
+        # program happens to be (even inside asyncio setting up its loop); a second one stops
+        # at once.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        server.ask_to_stop()
+
+    previous = signal.signal(signal.SIGINT, stop_on_ctrl_c)
+    try:
         print(f"agentlab tutor: OpenAI-compatible API on http://{address[0]}:{address[1]}/v1 "
               f"(models: {', '.join(tutor.PERSONAS)}). Ctrl-C stops it.", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGINT, previous)
         server.server_close()

@@ -61,15 +61,19 @@ def test_twenty_clients_on_new_connections_get_no_errors(served):
     assert failures == [], f"{len(failures)} of {CLIENTS * REQUESTS} failed: {failures[:3]}"
 
 
-def test_ctrl_c_stops_the_server_quietly():
-    """`python -m agentlab serve` ends on Ctrl-C with status 0 and no traceback."""
+@pytest.mark.parametrize("wait", [0.0, 0.3], ids=["at-once", "while-serving"])
+def test_ctrl_c_stops_the_server_quietly(wait):
+    """`python -m agentlab serve` ends on Ctrl-C with status 0 and no traceback, whether the
+    signal comes right after the start-up line or while it serves."""
     import signal
+    import time
 
     process = subprocess.Popen([sys.executable, "-m", "agentlab", "serve", "--port", "0"],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
     try:
         assert "OpenAI-compatible API on http://127.0.0.1:" in process.stdout.readline()
+        time.sleep(wait)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=10)
     finally:
