@@ -1,0 +1,207 @@
+"""Checking a chat-completions request as the real API does, before the tutor sees it.
+
+Three layers, each refusing with a 400 (or 404) in OpenAI's error shape and a `param` that
+points at the offending field, e.g. `messages[2].tool_call_id`:
+
+1. the body parses as JSON and is not absurdly nested;
+2. it validates against OpenAI's own request schema (agentlab/openai_request_schema.py);
+3. the rules the schema cannot say: every tool call is answered right after it is asked for
+   and no tool message answers a call never made, tool names match ^[a-zA-Z0-9_-]{1,64}$, and
+   tool_choice names a tool that is offered.
+
+Left out on purpose: features the tutor cannot act on are refused clearly rather than
+ignored (custom tools, audio output); unknown extra fields are accepted, as frameworks send
+many (`store`, `metadata`, `user`, `top_p`, `stop`, ...).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+
+from .openai_request_schema import SCHEMAS
+
+INTEGER_FIELDS = ("n", "max_tokens", "max_completion_tokens", "seed", "top_logprobs")
+MAX_DEPTH = 64  # no real request nests deeper; Python's parser gives up near 1,000
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+
+
+class APIError(Exception):
+    """A request the API refuses, with the status and OpenAI error fields to send back."""
+
+    def __init__(self, status: int, message: str, *, type: str = "invalid_request_error",
+                 param: str | None = None, code: str | None = None):
+        super().__init__(message)
+        self.status, self.message, self.type = status, message, type
+        self.param, self.code = param, code
+
+    def body(self) -> dict:
+        return {"error": {"message": self.message, "type": self.type, "param": self.param,
+                          "code": self.code}}
+
+
+def parse_body(body: bytes) -> dict:
+    """The request's JSON object, or an APIError saying what is wrong with it."""
+    try:
+        request = json.loads(body, parse_constant=_not_json)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise APIError(400, f"The body is not valid JSON: {e}.") from None
+    except RecursionError:  # nested far beyond MAX_DEPTH: the parser itself gave up
+        raise APIError(400, f"The JSON body is nested more than {MAX_DEPTH} levels deep.") from None
+    if not isinstance(request, dict):
+        raise APIError(400, "The request body must be a JSON object.")
+    if depth(request) > MAX_DEPTH:
+        raise APIError(400, f"The JSON body is nested more than {MAX_DEPTH} levels deep.")
+    return request
+
+
+def _not_json(constant: str):
+    """Python's parser reads NaN and Infinity; JSON (and the real API) does not."""
+    raise json.JSONDecodeError(f"{constant} is not a JSON value", constant, 0)
+
+
+def depth(value) -> int:
+    """How deeply lists and objects nest, counted without recursion.
+
+    Example: {"a": [1, {"b": 2}]} -> 3;  "text" -> 0
+    """
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            todo += [(child, level + 1) for child in
+                     (item.values() if isinstance(item, dict) else item)]
+    return deepest
+
+
+def check_request(request: dict, models) -> None:
+    """Refuse (raise APIError) a request the real API would refuse, or the tutor cannot serve."""
+    model = request.get("model")
+    if not isinstance(model, str):
+        raise APIError(400, "'model' is required and must be a string.", param="model")
+    if model not in models:
+        raise APIError(404, f"The model '{model[:100]}' does not exist here. The offline tutor "
+                       f"serves: {', '.join(models)}.", param="model", code="model_not_found")
+    _check_schema(request)
+    for i, message in enumerate(request["messages"]):
+        _check_message(i, message)
+    tools = request.get("tools") or []
+    for i, tool in enumerate(tools):
+        _check_tool(i, tool)
+    _check_tool_choice(request.get("tool_choice"), [t["function"]["name"] for t in tools])
+    _check_answers(request["messages"])
+    for key in ("max_tokens", "max_completion_tokens"):
+        if request.get(key) is not None and request[key] < 1:
+            raise APIError(400, f"Invalid '{key}': it must be at least 1.", param=key)
+    if request.get("modalities") and "audio" in request["modalities"]:
+        raise APIError(400, "The offline tutor writes text only; leave out 'audio'.",
+                       param="modalities")
+    for key in INTEGER_FIELDS:  # JSON Schema counts 29.0 as an integer; Python's range does not
+        if isinstance(request.get(key), float):
+            request[key] = int(request[key])
+
+
+# ---------------------------------------------------------------------------------------------
+# The schema: OpenAI's own, compiled once
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(name: str):
+    import fastjsonschema  # compiled on first use: `import agentlab` stays fast
+
+    definitions = json.loads(json.dumps(SCHEMAS))  # a deep copy, changed below
+    # Messages and tools are checked one by one against the schema their role or type picks
+    # (below), which gives errors such as "messages[1].content must be string" instead of
+    # "matches no definition of oneOf".
+    definitions["ChatCompletionRequestMessage"] = {"type": "object", "required": ["role"]}
+    tools = definitions["CreateChatCompletionRequest"]["allOf"][1]["properties"]["tools"]
+    tools["items"] = {"type": "object", "required": ["type"]}
+    return fastjsonschema.compile({"$ref": f"#/definitions/{name}", "definitions": definitions})
+
+
+def _validate(name: str, value, prefix: str = "") -> None:
+    import fastjsonschema
+
+    try:
+        _validator(name)(value)
+    except fastjsonschema.JsonSchemaValueException as e:
+        param = (prefix + e.name.removeprefix("data").lstrip(".")).rstrip(".")
+        rule = e.message.removeprefix(e.name).strip()
+        raise APIError(400, f"Invalid '{param or 'body'}': {rule}.", param=param or None) from None
+
+
+def _check_schema(request: dict) -> None:
+    _validate("CreateChatCompletionRequest", request)
+
+
+def _check_message(i: int, message: dict) -> None:
+    role = message["role"]
+    if role not in ROLES:
+        raise APIError(400, f"Invalid 'messages[{i}].role': {str(role)[:40]!r} is not one of "
+                       f"{', '.join(ROLES)}.", param=f"messages[{i}].role")
+    schema = {"system": "System", "developer": "Developer", "user": "User",
+              "assistant": "Assistant", "tool": "Tool", "function": "Function"}[role]
+    _validate(f"ChatCompletionRequest{schema}Message", message, prefix=f"messages[{i}].")
+    for j, call in enumerate(message.get("tool_calls") or []):
+        if call.get("type") != "function":
+            raise APIError(400, "The offline tutor knows only function tool calls.",
+                           param=f"messages[{i}].tool_calls[{j}].type")
+
+
+def _check_tool(i: int, tool: dict) -> None:
+    if tool["type"] != "function":
+        raise APIError(400, "The offline tutor can use only function tools "
+                       "({'type': 'function', 'function': {...}}).", param=f"tools[{i}].type")
+    _validate("ChatCompletionTool", tool, prefix=f"tools[{i}].")
+    name = tool["function"]["name"]
+    if not TOOL_NAME.fullmatch(name):
+        raise APIError(400, f"Invalid 'tools[{i}].function.name': {name[:80]!r} does not match "
+                       "the pattern '^[a-zA-Z0-9_-]{1,64}$'.", param=f"tools[{i}].function.name")
+
+
+def _check_tool_choice(choice, offered: list[str]) -> None:
+    """tool_choice must be satisfiable: "required" or a named tool needs that tool offered."""
+    if choice is None or choice in ("auto", "none"):
+        return
+    if isinstance(choice, dict) and choice.get("type") != "function":
+        raise APIError(400, "The offline tutor understands tool_choice 'none', 'auto', "
+                       "'required' or {'type': 'function', 'function': {'name': ...}}.",
+                       param="tool_choice")
+    if not offered:
+        raise APIError(400, "Invalid value for 'tool_choice': 'tool_choice' is only allowed "
+                       "when 'tools' are specified.", param="tool_choice")
+    if isinstance(choice, dict) and choice["function"]["name"] not in offered:
+        raise APIError(400, f"Invalid value for 'tool_choice': no tool named "
+                       f"{choice['function']['name'][:80]!r} is in 'tools' "
+                       f"({', '.join(offered)}).", param="tool_choice")
+
+
+def _check_answers(messages: list[dict]) -> None:
+    """Tool messages come right after the assistant message whose calls they answer, one per
+    call; as on the real API, a call left unanswered or an answer to no call is refused."""
+    waiting: list[str] = []  # ids of the calls still to be answered
+    for i, message in enumerate(messages):
+        if message["role"] == "tool":
+            if message["tool_call_id"] not in waiting:
+                raise APIError(400, f"Invalid 'messages[{i}]': a message with role 'tool' must "
+                               "respond to a tool call of the assistant message just before "
+                               f"it; no call has the id {message['tool_call_id'][:80]!r}.",
+                               param=f"messages[{i}].tool_call_id")
+            waiting.remove(message["tool_call_id"])
+            continue
+        _no_call_left(waiting, i)
+        if message["role"] == "assistant":
+            waiting = [call["id"] for call in message.get("tool_calls") or []]
+    _no_call_left(waiting, len(messages))
+
+
+def _no_call_left(waiting: list[str], i: int) -> None:
+    if waiting:
+        raise APIError(400, "An assistant message with 'tool_calls' must be followed by tool "
+                       "messages responding to each 'tool_call_id'. The following "
+                       f"tool_call_ids did not have response messages: "
+                       f"{', '.join(w[:80] for w in waiting[:5])} (before messages[{i}]).",
+                       param="messages")

@@ -1,0 +1,212 @@
+"""The API (server.handle) on a real local port, served by tornado.
+
+Tornado comes with JupyterLab, so it costs students nothing, and it already does what a
+hand-written http.server got wrong: a listen backlog of 1,024 instead of 5, chunked request
+bodies, keep-alive, one event loop where a slow or stalled client waits without holding a
+thread, and timeouts that drop such a client. What is ours is the API's shape: every answer,
+errors included, is JSON in OpenAI's error shape (HEAD gets the status and no body).
+
+- The tutor runs in a worker thread, off the event loop, so other clients' I/O goes on while
+  it thinks; a persona's 'thinking' delay is an asynchronous sleep that blocks no one.
+- Bodies are read as they arrive and refused with 413 past MAX_BODY_BYTES, whether the
+  client announced its length or sent it in chunks.
+- Request lines over 8 KB get 414 and more than 100 header fields get 431. Beyond 1 MB of
+  request line and headers tornado closes the connection without an answer.
+
+Left out on purpose: TLS and HTTP/2 (a local teaching server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+
+import tornado.httpserver
+import tornado.netutil
+import tornado.web
+
+from . import server
+from .api_checks import APIError
+from .streaming import EventStream
+
+MAX_REQUEST_LINE = 8_192
+MAX_HEADER_FIELDS = 100
+MAX_HEAD_BYTES = 1_000_000  # past this, tornado drops the connection unanswered
+BACKLOG = 1_024
+
+
+@tornado.web.stream_request_body
+class APIHandler(tornado.web.RequestHandler):
+    """Every method on every path: reads the body, lets server.handle answer, writes JSON."""
+
+    SUPPORTED_METHODS = ("GET", "HEAD", "POST", "DELETE", "PATCH", "PUT", "OPTIONS", "TRACE",
+                         "CONNECT")
+
+    def initialize(self, respond=None):
+        self.respond = respond
+        self.body = bytearray()
+
+    def prepare(self):
+        """Refuse, before reading a byte of body, what is too big to be a real request."""
+        request = self.request
+        if len(request.method) + len(request.uri) + len(request.version) > MAX_REQUEST_LINE:
+            raise APIError(414, f"The request line is longer than {MAX_REQUEST_LINE:,} bytes.")
+        if len(list(request.headers.get_all())) > MAX_HEADER_FIELDS:
+            raise APIError(431, f"The request has more than {MAX_HEADER_FIELDS} header fields.")
+        length = request.headers.get("Content-Length", "")  # tornado refuses a non-number
+        if length.isdigit() and int(length) > server.MAX_BODY_BYTES:
+            raise APIError(413, f"The request body must be at most {server.MAX_BODY_BYTES:,} "
+                           f"bytes (Content-Length: {length[:20]}).")
+
+    def data_received(self, chunk: bytes):
+        if self._finished:  # already refused: the rest of the body is dropped
+            return
+        self.body += chunk
+        if len(self.body) > server.MAX_BODY_BYTES:  # a chunked body that keeps coming
+            refusal = APIError(413, f"The request body is longer than "
+                               f"{server.MAX_BODY_BYTES:,} bytes.")
+            self.send_error(413, exc_info=(APIError, refusal, None))
+
+    async def _answer(self, *args):
+        loop = asyncio.get_running_loop()
+        status, payload, delay = await loop.run_in_executor(
+            None, server.handle, self.request.method, self.request.uri, bytes(self.body),
+            self.respond)
+        if delay:
+            await asyncio.sleep(delay)
+        self.set_status(status)
+        if isinstance(payload, EventStream):
+            self.set_header("Content-Type", EventStream.media_type)
+            self.set_header("Cache-Control", "no-cache")
+            # The events are all ready (the tutor wrote its whole reply first): one write.
+            self.write(b"".join(payload))
+        else:
+            self._write_json(payload)
+
+    get = head = post = delete = patch = put = options = trace = connect = _answer
+
+    def _write_json(self, payload: dict):
+        self.set_header("Content-Type", "application/json")
+        if self.request.method != "HEAD":  # HEAD: the status and headers, never a body
+            self.write(json.dumps(payload).encode())
+
+    def write_error(self, status_code: int, **kwargs):
+        """Every error tornado itself raises (405 for an odd method, ...) as OpenAI's JSON."""
+        error = kwargs.get("exc_info", (None, None))[1]
+        if not isinstance(error, APIError):
+            kind = "server_error" if status_code >= 500 else "invalid_request_error"
+            error = APIError(status_code, f"{self._reason} ({self.request.method[:20]} "
+                             f"{self.request.path[:100]}); this server has {server.ENDPOINTS}.",
+                             type=kind)
+        self._write_json(error.body())
+
+    def _handle_request_exception(self, e: BaseException):
+        if isinstance(e, APIError) and not self._finished:  # a refusal, not a crash
+            self.send_error(e.status, exc_info=(type(e), e, None))
+            return
+        super()._handle_request_exception(e)
+
+    def log_exception(self, typ, value, tb):
+        if not isinstance(value, APIError):
+            super().log_exception(typ, value, tb)
+
+
+class JSONErrorsHTTPServer(tornado.httpserver.HTTPServer):
+    """Tornado's HTTP server, except that a request it cannot parse at all (a garbled request
+    line, HTTP/1.1 without a Host header, broken chunk framing) gets OpenAI's JSON error shape
+    instead of tornado's bare `400 Bad Request` with no body.
+
+    Tornado writes that reply deep inside its connection code, with no hook; we recognise its
+    exact bytes on the connection's stream and send our JSON instead.
+    """
+
+    BARE_400 = b"HTTP/1.1 400 Bad Request\r\n\r\n"
+
+    def handle_stream(self, stream, address):
+        write = stream.write
+
+        def write_json_instead(data, *args, **kwargs):
+            if data == self.BARE_400:
+                data = _json_reply(400, "The request is not valid HTTP/1.1: it needs a request "
+                                   "line 'METHOD /path HTTP/1.1', a Host header, and well-formed "
+                                   f"headers and body; this server has {server.ENDPOINTS}.")
+            return write(data, *args, **kwargs)
+
+        stream.write = write_json_instead
+        super().handle_stream(stream, address)
+
+
+def _json_reply(status: int, message: str) -> bytes:
+    """A whole HTTP/1.1 reply carrying one API error; the connection closes after it."""
+    body = json.dumps(APIError(status, message).body()).encode()
+    return (f"HTTP/1.1 {status} Bad Request\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body
+
+
+def application(respond=None) -> tornado.web.Application:
+    return tornado.web.Application([(r".*", APIHandler, {"respond": respond})],
+                                   log_function=lambda handler: None)  # quiet in class
+
+
+class TutorHTTPServer:
+    """The API on host:port, bound at once (port 0 picks a free one: read .server_address).
+
+    serve_forever() runs tornado's event loop in the calling thread until shutdown() is
+    called from another thread (or Ctrl-C); server_close() releases the port.
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 8000, *,
+                 client_timeout: float = 10.0, respond=None):
+        self.sockets = tornado.netutil.bind_sockets(port, host, backlog=BACKLOG)
+        self.server_address = self.sockets[0].getsockname()[:2]
+        self.client_timeout = client_timeout
+        self.respond = respond
+        self._loop = self._stop = None
+        self._serving = threading.Event()  # set while serve_forever runs
+        self._shutdown_asked = False
+
+    def serve_forever(self) -> None:
+        self._serving.set()
+        try:
+            asyncio.run(self._serve())
+        finally:
+            self._serving.clear()
+
+    async def _serve(self):
+        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        if self._shutdown_asked:  # shutdown() came before the loop existed
+            return
+        http = JSONErrorsHTTPServer(
+            application(self.respond), max_header_size=MAX_HEAD_BYTES,
+            # A client that stops sending (mid-headers, mid-body, or idle between requests)
+            # is dropped after client_timeout; it never held anyone else up meanwhile.
+            idle_connection_timeout=self.client_timeout, body_timeout=self.client_timeout,
+            max_body_size=2 * server.MAX_BODY_BYTES)
+        http.add_sockets(self.sockets)
+        try:
+            await self._stop.wait()
+        finally:
+            http.stop()
+            await http.close_all_connections()
+
+    def ask_to_stop(self) -> None:
+        """Make serve_forever return soon; safe from another thread or a signal handler."""
+        self._shutdown_asked = True
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already closed
+                loop.call_soon_threadsafe(self._stop.set)
+
+    def shutdown(self) -> None:
+        """Stop serve_forever (from another thread) and wait until it has returned."""
+        self.ask_to_stop()
+        deadline = time.monotonic() + 10
+        while self._serving.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def server_close(self) -> None:
+        for sock in self.sockets:
+            sock.close()
