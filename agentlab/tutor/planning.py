@@ -1,0 +1,228 @@
+"""Planning: which tool calls does the task need next?
+
+Example: "What time is it, and what is 17 * 23 + sqrt(144)?" with get_time and calculate offered
+         -> [("get_time", {"timezone": "UTC"}), ("calculate", {"expression": "17 * 23 + sqrt(144)"})]
+
+The tutor reads only the request. It recognises a few common kinds of tool by their names (a
+clock, a calculator, a weather service, a country fact sheet) and fills their arguments by the
+names in their schemas; any other tool is used when the task's words meet the tool's name or
+description, its arguments filled from the task. Calls already made in this episode are not
+made again, and a few well-known chains follow from results (a capital -> its weather, a
+temperature in Celsius -> Fahrenheit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+from .reading import Observation
+from .words import Task, content_words, timezone_of
+
+MAX_CALLS = 8  # tool calls in one reply at most, like a real model's parallel calls
+FREE_TEXT = {"query", "q", "question", "text", "prompt", "search", "request", "message", "topic",
+             "input"}
+_OUTPUT_NAME = re.compile(r"final|answer|result|output|respon|submit", re.I)
+Call = tuple  # (tool name, arguments dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolSpec:
+    """One offered tool as the tutor reads it, whatever shape the request gave it."""
+
+    name: str
+    description: str
+    properties: dict
+    required: tuple
+    parameters: dict
+
+    @classmethod
+    def of(cls, tool) -> ToolSpec | None:
+        spec = tool.get("function", tool) if isinstance(tool, dict) else None
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            return None
+        parameters = spec.get("parameters") if isinstance(spec.get("parameters"), dict) else {}
+        properties = parameters.get("properties")
+        properties = properties if isinstance(properties, dict) else {}
+        required = parameters.get("required") if isinstance(parameters.get("required"), list) else []
+        description = spec.get("description") if isinstance(spec.get("description"), str) else ""
+        return cls(spec["name"], description, properties,
+                   tuple(r for r in required if isinstance(r, str)), parameters)
+
+    @property
+    def words(self) -> set[str]:
+        return content_words(self.name.replace("_", " ") + " " + self.description[:2000])
+
+    def argument(self, *preferred: str) -> str:
+        """The parameter that takes this kind of value: by name, else the first string one.
+
+        Example: a weather tool with {"location": {"type": "string"}} -> "location"
+        """
+        for name in preferred:
+            if name in self.properties:
+                return name
+        strings = [p for p, s in self.properties.items() if _kind(s) == "string"]
+        return (strings or list(self.properties) or [preferred[0]])[0]
+
+
+def tool_specs(tools) -> list[ToolSpec]:
+    specs = [ToolSpec.of(t) for t in tools] if isinstance(tools, list) else []
+    return [s for s in specs if s is not None]
+
+
+def _kind(schema) -> str | None:
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), None)
+    return kind if isinstance(kind, str) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Tools recognised by their names: one small rule each
+
+
+def country_calls(task: Task, tool: ToolSpec, observations) -> list[Call]:
+    if not task.mentions("capital", "population", "currenc", "country", "people live"):
+        return []
+    argument = tool.argument("country", "name")
+    return [(tool.name, {argument: name}) for name in task.countries or task.places]
+
+
+def weather_calls(task: Task, tool: ToolSpec, observations) -> list[Call]:
+    if not task.mentions("weather", "coat", "jacket", "umbrella", "rain", "warm", "cold", "hot",
+                         "temperature", "sunny", "snow", "degrees"):
+        return []
+    countries = {c.lower() for c in task.countries}
+    cities = [p for p in task.places if p.lower() not in countries]
+    cities += [o.result["capital"] for o in observations
+               if isinstance(o.result, dict) and isinstance(o.result.get("capital"), str)]
+    argument = tool.argument("city", "location", "place")
+    return [(tool.name, {argument: city}) for city in cities]
+
+
+def time_calls(task: Task, tool: ToolSpec, observations) -> list[Call]:
+    if not task.mentions("time", "clock", "o'clock", "what day", "date", "hour"):
+        return []
+    zone_argument = next((p for p in ("timezone", "tz", "zone", "time_zone")
+                          if p in tool.properties), None)
+    return [(tool.name, {zone_argument: timezone_of(task)} if zone_argument else {})]
+
+
+def calculator_calls(task: Task, tool: ToolSpec, observations) -> list[Call]:
+    argument = tool.argument("expression", "expr", "formula", "input", "query")
+    expressions = [task.expression] if task.expression else []
+    if task.mentions("fahrenheit"):
+        for o in observations:
+            celsius = o.result.get("temp_c") if isinstance(o.result, dict) else None
+            if type(celsius) in (int, float):
+                expressions.append(f"{celsius} * 9 / 5 + 32")
+    return [(tool.name, {argument: e}) for e in expressions]
+
+
+RULES = [  # (words in a tool's name, the rule that plans its calls); in the order they run
+    (("country",), country_calls),
+    (("weather",), weather_calls),
+    (("time", "clock"), time_calls),
+    (("calc", "math", "arithmetic"), calculator_calls),
+]
+
+
+def rule_for(tool: ToolSpec):
+    name = tool.name.lower()
+    return next((rule for words, rule in RULES if any(w in name for w in words)), None)
+
+
+def is_output_tool(tool: ToolSpec) -> bool:
+    """A tool that stands for the answer itself (pydantic-ai's final_result, smolagents'
+    final_answer, a schema named like a class): called to answer, never to look things up."""
+    return rule_for(tool) is None and bool(
+        _OUTPUT_NAME.search(tool.name) or tool.name[:1].isupper())
+
+
+# ---------------------------------------------------------------------------------------------
+# Any other tool: match words, fill arguments from the task
+
+
+@dataclasses.dataclass
+class Plan:
+    calls: list[Call]
+    missing: list[tuple[str, str, str]]  # (tool, argument the task does not give, its description)
+
+
+def plan(task: Task, tools: list[ToolSpec], observations: list[Observation]) -> Plan:
+    """The calls the task needs next: those not made yet in this episode."""
+    done = {call_key(o.name, o.arguments) for o in observations}
+    result = Plan([], [])
+
+    def want(call: Call):
+        key = call_key(*call)
+        if key not in done and len(result.calls) < MAX_CALLS:
+            done.add(key)
+            result.calls.append(call)
+
+    for words, rule in RULES:
+        for tool in tools:
+            if rule_for(tool) is rule:
+                for call in rule(task, tool, observations):
+                    want(call)
+    for tool in tools:
+        if rule_for(tool) or is_output_tool(tool) or not (task.words & tool.words):
+            continue
+        special = {"expression": task.expression} if task.expression else {}
+        arguments, missing = fill_arguments(tool, task, special)
+        if arguments is not None:
+            want((tool.name, arguments))
+        else:
+            description = tool.properties[missing].get("description", "")
+            result.missing.append((tool.name, missing, description if isinstance(
+                description, str) else ""))
+    return result
+
+
+def call_key(name: str, arguments: dict) -> tuple[str, str]:
+    return name, json.dumps(arguments, sort_keys=True, default=str)
+
+
+def fill_arguments(tool: ToolSpec, task: Task, special: dict) -> tuple[dict | None, str | None]:
+    """A tool's arguments filled from the task: (arguments, None), or (None, the name of a
+    required argument the task does not give).
+
+    Example: order_pizza(topping: str, count: int) and 'Order 3 pizzas with "mushroom"'
+             -> ({"topping": "mushroom", "count": 3}, None)
+    """
+    numbers = list(task.numbers)
+    strings = task.quoted + task.places
+    arguments = {}
+    for name, schema in tool.properties.items():
+        schema = schema if isinstance(schema, dict) else {}
+        value = special.get(name)
+        if value is None:
+            value = _value_from_task(schema, task, numbers, strings)
+        if value is None and name in tool.required and name.lower() in FREE_TEXT:
+            value = task.text  # a free-text argument such as a search query: pass the request
+        if value is None and name in tool.required:
+            return None, name
+        if value is not None:
+            arguments[name] = value
+    return arguments, None
+
+
+def _value_from_task(schema: dict, task: Task, numbers: list, strings: list):
+    """One argument's value from what the task gives, or None. Takes from numbers and strings."""
+    kind = _kind(schema)
+    if isinstance(schema.get("enum"), list):
+        return next((v for v in schema["enum"][:100]
+                     if content_words(str(v)) and content_words(str(v)) <= task.words), None)
+    if kind in ("integer", "number") and numbers:
+        value = numbers.pop(0)
+        return int(value) if kind == "integer" else value
+    if kind == "string" and strings:
+        return strings.pop(0)
+    if kind == "array":
+        items = schema.get("items")
+        item_kind = _kind(items) if isinstance(items, dict) else None
+        return list(numbers) if item_kind in ("integer", "number") else list(strings)
+    if kind == "boolean" and task.mentions("yes", "true", "enable"):
+        return True
+    return None

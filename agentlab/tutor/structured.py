@@ -1,0 +1,197 @@
+"""Structured output: JSON that fits a schema, filled from what the tools said.
+
+Used for `response_format` (json_object, json_schema strict or not) and for tools that stand for
+the answer itself (pydantic-ai's `final_result`, smolagents' `final_answer`).
+
+Example: schema {"time": string, "value": number}, after get_time -> {"now": "2026-..."} and
+         calculate -> 403:   {"time": "2026-...", "value": 403}
+
+Each field is matched by name against the results' fields and tools ("time" meets get_time's
+"now", "value" meets a calculation's result); a field nothing matches gets the prose answer
+(strings), the first number found (numbers), false, or the first allowed value. Supported:
+object, array (items as a schema or a list), string, number, integer, boolean, null, enum,
+const, anyOf/oneOf/allOf, local $ref, true/false sub-schemas, minimum/maximum, maxLength,
+minItems/maxItems. Left out on purpose: pattern, format and other string rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .reading import Observation
+from .words import content_words
+
+MAX_DEPTH = 12  # schemas nested (or recursing through $ref) deeper than this get null
+SYNONYMS = {"time": {"now", "datetime", "date"}, "value": {"result"}, "number": {"result"},
+            "temperature": {"temp"}, "city": {"capital"}}
+PROSE = {"answer", "text", "response", "summary", "message", "content", "explanation", "reason",
+         "reply", "output", "final"}
+
+
+@dataclasses.dataclass
+class Fact:
+    words: set[str]   # the field's name and the tool's name, as words
+    key_words: set[str]
+    value: object
+
+
+def facts_from(observations: list[Observation]) -> list[Fact]:
+    """Every scalar field of every successful result, with the words that name it.
+
+    Example: get_time -> {"now": "2026-01-01T00:00:00+00:00"}
+             -> [Fact({"now", "get", "time"}, {"now"}, "2026-01-01T00:00:00+00:00")]
+    """
+    facts = []
+    for o in observations:
+        if o.error:
+            continue
+        tool_words = content_words(o.name.replace("_", " ")) | set(o.name.lower().split("_"))
+        fields = o.result.items() if isinstance(o.result, dict) else [("result", o.result)]
+        for key, value in list(fields)[:50]:
+            if isinstance(value, (str, int, float, bool)):
+                key_words = set(str(key).lower().split("_"))
+                facts.append(Fact(key_words | tool_words, key_words, value))
+    return facts
+
+
+class Filler:
+    """Builds a value for a schema from the facts and the prose answer."""
+
+    def __init__(self, facts: list[Fact], prose: str, root_schema):
+        self.facts, self.prose, self.root = facts, prose, root_schema
+
+    def value(self, schema, name: str = "", depth: int = 0):
+        schema = self._resolve(schema, depth)
+        if schema is True or schema == {}:
+            return self._string(name)
+        if not isinstance(schema, dict) or depth > MAX_DEPTH:
+            return None
+        if "const" in schema:
+            return schema["const"]
+        if isinstance(schema.get("enum"), list) and schema["enum"]:
+            return self._choice(schema["enum"])
+        for key in ("anyOf", "oneOf", "allOf"):
+            options = [s for s in schema.get(key) or [] if _kind(self._resolve(s, depth)) != "null"]
+            if isinstance(schema.get(key), list) and schema[key]:
+                return self.value((options or schema[key])[0], name, depth + 1)
+        kind = _kind(schema) or ("object" if isinstance(schema.get("properties"), dict) else None)
+        return self._of_kind(kind, schema, name, depth)
+
+    def _of_kind(self, kind, schema: dict, name: str, depth: int):
+        if kind == "object":
+            return self._object(schema, depth)
+        if kind == "array":
+            return self._array(schema, name, depth)
+        if kind in ("number", "integer"):
+            return _bounded(self._number(name), schema, kind)
+        if kind == "boolean":
+            return self._fact(name, bool) or False
+        if kind == "null":
+            return None
+        text = self._string(name)
+        limit = schema.get("maxLength")
+        return text[:limit] if type(limit) is int and limit >= 0 else text
+
+    def _object(self, schema: dict, depth: int) -> dict:
+        properties = schema.get("properties")
+        if not isinstance(properties, dict) or not properties:
+            return {"answer": self.prose}
+        return {name: self.value(sub, name, depth + 1) for name, sub in list(properties.items())[:200]}
+
+    def _array(self, schema: dict, name: str, depth: int) -> list:
+        items = schema.get("items", schema.get("prefixItems"))
+        if isinstance(items, list):  # one schema per position
+            return [self.value(s, name, depth + 1) for s in items[:50]]
+        least = schema.get("minItems") if type(schema.get("minItems")) is int else 1
+        most = schema.get("maxItems") if type(schema.get("maxItems")) is int else 50
+        count = max(0, min(max(least, 1), most, 50))
+        return [self.value(items if items is not None else True, name, depth + 1)] * count
+
+    def _resolve(self, schema, depth: int):
+        """Follow a local "$ref": "#/$defs/Name" (what pydantic writes for nested models)."""
+        for _ in range(MAX_DEPTH - min(depth, MAX_DEPTH)):
+            ref = schema.get("$ref") if isinstance(schema, dict) else None
+            if not isinstance(ref, str) or not ref.startswith("#"):
+                return schema
+            target = self.root
+            for part in ref.lstrip("#").strip("/").split("/"):
+                target = target.get(part) if isinstance(target, dict) and part else target
+            schema = target if isinstance(target, (dict, bool)) else {}
+        return schema
+
+    def _fact(self, name: str, kind):
+        """The value of the fact that best matches a field's name, among values of one kind."""
+        words = {w for w in name.lower().replace("-", "_").split("_") if w}
+        words |= {s for w in words for s in SYNONYMS.get(w, ())}
+        best, best_score = None, 0
+        for fact in self.facts:
+            if not isinstance(fact.value, kind) or (kind is not bool and isinstance(fact.value, bool)):
+                continue
+            score = 2 * len(words & fact.key_words) + len(words & fact.words)
+            if score > best_score:
+                best, best_score = fact.value, score
+        return best
+
+    def _string(self, name: str) -> str:
+        if name.lower() in PROSE or not name:
+            return self.prose
+        found = self._fact(name, str)
+        return found if found is not None else self.prose
+
+    def _number(self, name: str):
+        found = self._fact(name, (int, float))
+        if found is None:  # no field matches: the first number a tool gave, if any
+            found = next((f.value for f in self.facts if _is_number(f.value)), 0)
+        return found
+
+    def _choice(self, options: list):
+        words = content_words(self.prose)
+        return next((o for o in options if content_words(str(o)) and content_words(str(o)) <= words),
+                    options[0])
+
+
+def _is_number(value) -> bool:
+    return type(value) in (int, float)
+
+
+def _kind(schema) -> str | None:
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
+    return kind if isinstance(kind, str) else None
+
+
+def _bounded(number, schema: dict, kind: str):
+    """A number kept within the schema's minimum and maximum, whole if it must be an integer.
+
+    Example: 403.0 with {"type": "integer"} -> 403;  -5 with {"minimum": 0} -> 0
+    """
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if _is_number(low) and number < low:
+        number = low
+    if _is_number(high) and number > high:
+        number = high
+    if kind == "integer" or (isinstance(number, float) and number.is_integer()):
+        return int(round(number))
+    return number
+
+
+def fill(schema, observations: list[Observation], prose: str):
+    """A JSON value for the schema, from the episode's results and the prose answer."""
+    return Filler(facts_from(observations), prose, schema).value(schema)
+
+
+def schema_of(response_format) -> tuple[bool, object]:
+    """(does the reply have to be JSON, the schema it must fit or None).
+
+    Example: {"type": "json_schema", "json_schema": {"name": "A", "schema": {...}}} -> (True, {...})
+    """
+    if not isinstance(response_format, dict):
+        return False, None
+    kind = response_format.get("type")
+    if kind == "json_object":
+        return True, None
+    spec = response_format.get("json_schema")
+    if kind == "json_schema" and isinstance(spec, dict):
+        return True, spec.get("schema", True)
+    return False, None
