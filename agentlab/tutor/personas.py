@@ -19,7 +19,7 @@ from .planning import Call, ToolSpec, fill_arguments, rule_for, calculator_calls
 from .reading import Episode, Observation
 from .words import Task
 
-GIVE_UP_AFTER = 3     # tries of the same mistake, answered by vague errors, before giving up
+GIVE_UP_AFTER = 2     # tries of the same mistake, answered by vague errors, before giving up
 VERBOSE_TOKENS = 600  # how long tutor-verbose's messages are (under the default 1024-token cap)
 MADE_UP_TOOL = "search_web"
 
