@@ -174,7 +174,8 @@ def plan(task: Task, tools: list[ToolSpec], observations: list[Observation]) -> 
         if arguments is not None:
             want((tool.name, arguments))
         else:
-            description = tool.properties[missing].get("description", "")
+            schema = tool.properties[missing]
+            description = schema.get("description") if isinstance(schema, dict) else None
             result.missing.append((tool.name, missing, description if isinstance(
                 description, str) else ""))
     return result
