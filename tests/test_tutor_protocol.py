@@ -195,3 +195,30 @@ def test_an_error_written_as_text_is_read_as_an_error():
         "repeat previous errors!")}]
     reply = respond("tutor", messages, TOOLS)
     assert "I could not use get_time: unknown tool 'x'." in reply["content"]
+
+
+def test_smolagents_exact_history_as_captured():
+    """What smolagents 1.26 sends at step 2 (notes/framework-requests.md): the reasoning and the
+    calls in one assistant text, plain-text observations one per line, in call order."""
+    calls = ("[{'id': 'call_0_0', 'type': 'function', 'function': {'name': 'get_time', "
+             "'arguments': {}}}, {'id': 'call_0_1', 'type': 'function', 'function': {'name': "
+             "'calculate', 'arguments': {'expression': '17 * 23 + sqrt(144)'}}}]")
+    messages = [
+        {"role": "system", "content": [{"type": "text", "text": "1. ALWAYS provide a tool call"}]},
+        {"role": "user", "content": [{"type": "text", "text": f"New task:\n{CHAPTER}"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": (
+            "To answer, I need get_time() first.\nCalling tools:\n" + calls)}]},
+        {"role": "user", "content": [{"type": "text", "text": "Observation:\n09:30 UTC\n403"}]}]
+    reply = respond("tutor", messages, TOOLS + [FINAL_ANSWER], "required")
+    answer = json.loads(reply["tool_calls"][0]["function"]["arguments"])["answer"]
+    assert answer == "The time now is 09:30 UTC. 17 * 23 + sqrt(144) = 403."
+
+
+def test_structured_output_asked_after_the_loop_reads_the_closed_episode():
+    """LangChain's with_structured_output, asked on the whole history after the plain answer."""
+    messages = [{"role": "user", "content": CHAPTER}]
+    for reply in run():
+        messages += answer_tool_calls(reply)
+    fmt = {"type": "json_schema", "json_schema": {"name": "Answer", "schema": SCHEMA, "strict": True}}
+    assert json.loads(respond("tutor", messages, None, response_format=fmt)["content"]) == {
+        "time": NOW["now"], "value": 403}

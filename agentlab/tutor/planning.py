@@ -152,33 +152,51 @@ class Plan:
 
 def plan(task: Task, tools: list[ToolSpec], observations: list[Observation]) -> Plan:
     """The calls the task needs next: those not made yet in this episode."""
-    done = {call_key(o.name, o.arguments) for o in observations}
     result = Plan([], [])
 
-    def want(call: Call):
-        key = call_key(*call)
-        if key not in done and len(result.calls) < MAX_CALLS:
-            done.add(key)
-            result.calls.append(call)
+    def want(tool: ToolSpec, arguments: dict):
+        if not made(tool, arguments, observations, result.calls) and len(result.calls) < MAX_CALLS:
+            result.calls.append((tool.name, arguments))
 
     for words, rule in RULES:
         for tool in tools:
             if rule_for(tool) is rule:
-                for call in rule(task, tool, observations):
-                    want(call)
+                for _, arguments in rule(task, tool, observations):
+                    want(tool, arguments)
     for tool in tools:
         if rule_for(tool) or is_output_tool(tool) or not (task.words & tool.words):
             continue
         special = {"expression": task.expression} if task.expression else {}
         arguments, missing = fill_arguments(tool, task, special)
         if arguments is not None:
-            want((tool.name, arguments))
+            want(tool, arguments)
         else:
             schema = tool.properties[missing]
             description = schema.get("description") if isinstance(schema, dict) else None
             result.missing.append((tool.name, missing, description if isinstance(
                 description, str) else ""))
     return result
+
+
+def made(tool: ToolSpec, arguments: dict, observations: list[Observation], planned: list) -> bool:
+    """Was this call made already (or planned)? A call that left out only optional arguments
+    counts as the same call: get_time() has been asked when get_time(timezone="UTC") is wanted.
+
+    Example: planned get_time {"timezone": "UTC"}, made get_time {} -> True
+    """
+    key = call_key(tool.name, arguments)
+    if any(call_key(*call) == key for call in planned):
+        return True
+    for o in observations:
+        if o.name != tool.name or not o.well_formed:  # a malformed call asked for nothing
+            continue
+        if o.error:  # a failed call counts only if it was exactly this one (no blind retries)
+            given = arguments
+        else:
+            given = {k: v for k, v in arguments.items() if k in o.arguments or k in tool.required}
+        if call_key(o.name, o.arguments) == call_key(tool.name, given):
+            return True
+    return False
 
 
 def call_key(name: str, arguments: dict) -> tuple[str, str]:

@@ -33,6 +33,7 @@ class Observation:
     raw_arguments: str
     result: object        # parsed leniently: dict, list, number... or the text itself
     error: str | None     # what the result says went wrong, if it reports an error
+    well_formed: bool = True  # were the arguments a JSON object?
 
 
 @dataclasses.dataclass
@@ -61,14 +62,8 @@ def text_of(message: dict) -> str:
 def read(messages: list) -> Episode:
     """The episode the next reply belongs to: the last question and the tool results since."""
     messages = as_api_messages([m for m in messages if isinstance(m, dict)])
-    start = 0
-    for i, m in enumerate(messages):  # a plain answer closes an episode
-        if m.get("role") == "assistant" and not _calls_of(m):
-            start = i + 1
-    episode = messages[start:]
+    episode = messages[_episode_start(messages):]
     task = next((text_of(m) for m in episode if m.get("role") == "user"), "")
-    if not task:  # no new question: the last one is still the task
-        task = next((text_of(m) for m in reversed(messages) if m.get("role") == "user"), "")
     results = {m.get("tool_call_id"): text_of(m) for m in episode if m.get("role") == "tool"}
     observations = []
     for m in episode:
@@ -78,6 +73,23 @@ def read(messages: list) -> Episode:
                 observations.append(_observation(call, results[call_id]))
     turns = sum(1 for m in messages if m.get("role") == "assistant")
     return Episode(task, observations, turns)
+
+
+def _episode_start(messages: list[dict]) -> int:
+    """Where the last question's episode starts: after the plain answer before it.
+
+    A plain answer closes an episode; a request with no new question after it (a client
+    asking for the same answer as JSON, say) still belongs to the episode it closed.
+    Example: [user, assistant calls, tool, assistant "answer", user] -> 4
+             [user, assistant calls, tool, assistant "answer"]       -> 0
+    """
+    last_question = max((i for i, m in enumerate(messages) if m.get("role") == "user"),
+                        default=0)
+    start = 0
+    for i, m in enumerate(messages[:last_question]):
+        if m.get("role") == "assistant" and not _calls_of(m):
+            start = i + 1
+    return start
 
 
 def _calls_of(message: dict) -> list[dict]:
@@ -90,11 +102,11 @@ def _observation(call: dict, content: str) -> Observation:
     name = function.get("name") if isinstance(function.get("name"), str) else ""
     raw = function.get("arguments")
     raw = raw if isinstance(raw, str) else json.dumps(raw if raw is not None else {})
-    arguments = _json_or(raw, {})
-    arguments = arguments if isinstance(arguments, dict) and shallow(arguments) else {}
+    arguments = _json_or(raw, None)
+    well_formed = isinstance(arguments, dict) and shallow(arguments)
     result = parse_result(content)
-    return Observation(name, arguments, raw, result,
-                       error_in(result))
+    return Observation(name, arguments if well_formed else {}, raw, result, error_in(result),
+                       well_formed)
 
 
 def _json_or(text: str, default):
