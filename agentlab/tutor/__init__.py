@@ -32,7 +32,7 @@ import json
 from . import answers, planning, structured
 from .personas import TABLE, VERBOSE_TOKENS, Reply, Turn, as_calls
 from .planning import ToolSpec, is_output_tool, tool_specs
-from .reading import read
+from .reading import field, read
 from .tokens import completion_tokens, count_tokens, message_tokens, text_tokens
 from .variance import Dice
 from .words import Task
@@ -42,8 +42,7 @@ PERSONAS = {name: persona.description for name, persona in TABLE.items()}
 
 def think_seconds(model: str) -> float:
     """How long the persona 'thinks' before it answers (the server waits that long)."""
-    persona = TABLE.get(model)
-    return persona.think_seconds if persona else 0.0
+    return TABLE[model].think_seconds if model in TABLE else 0.0
 
 
 def respond(model: str, messages: list[dict], tools: list[dict] | None = None,
@@ -53,7 +52,7 @@ def respond(model: str, messages: list[dict], tools: list[dict] | None = None,
 
     The arguments are the request's fields of the same names, already checked by the server.
     """
-    episode = read(messages if isinstance(messages, list) else [])
+    episode = read(messages)
     turn = Turn(episode, Task(episode.task), tool_specs(tools))
     reply = well_behaved_reply(turn)
     reply = stray(reply, Dice(temperature, seed, messages), turn)
@@ -130,9 +129,7 @@ def _answer_now(reply: Reply, turn: Turn) -> Reply:
 
 def _forced_tool(tool_choice) -> str | None:
     """Example: {"type": "function", "function": {"name": "calculate"}} -> "calculate" """
-    function = tool_choice.get("function") if isinstance(tool_choice, dict) else None
-    name = function.get("name") if isinstance(function, dict) else None
-    return name if isinstance(name, str) else None
+    return field(field(tool_choice, "function", dict), "name", str)
 
 
 def _only(reply: Reply, name: str, turn: Turn) -> Reply:

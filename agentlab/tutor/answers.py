@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 
-from .reading import Observation
+from .reading import Observation, field
 from .words import Task
 
 MAX_SENTENCE_CHARS = 300
@@ -27,7 +27,9 @@ def _number(value) -> bool:
 
 def _tidy(value):
     """403.0 -> 403: whole numbers read as whole numbers."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -35,21 +37,23 @@ def _tidy(value):
 
 
 def error_sentence(o: Observation, task: Task) -> str | None:
-    return f"I could not use {o.name}: {o.error.rstrip('.')}." if o.error else None
+    if o.error:
+        return f"I could not use {o.name}: {o.error.rstrip('.')}."
+    return None
 
 
 def weather_sentence(o: Observation, task: Task) -> str | None:
     r = o.result
     if not isinstance(r, dict) or not _number(r.get("temp_c")):
         return None
-    place = f" in {r['city']}" if isinstance(r.get("city"), str) else ""
-    conditions = r.get("conditions") if isinstance(r.get("conditions"), str) else "no report"
-    sentence = f"It's {r['temp_c']} °C and {conditions}{place}"
-    if task.mentions("coat", "jacket", "umbrella"):
-        if r.get("rain") is True or r["temp_c"] < 15:
-            sentence += " -- yes, take a coat" + (" and something waterproof" if r.get("rain") is True else "")
-        else:
-            sentence += " -- no coat needed"
+    sentence = f"It's {r['temp_c']} °C and {field(r, 'conditions', str, 'no report')}"
+    if field(r, "city", str):
+        sentence += f" in {r['city']}"
+    raining = r.get("rain") is True
+    if task.mentions("coat", "jacket", "umbrella") and (raining or r["temp_c"] < 15):
+        sentence += " -- yes, take a coat" + " and something waterproof" * raining
+    elif task.mentions("coat", "jacket", "umbrella"):
+        sentence += " -- no coat needed"
     return sentence + "."
 
 
@@ -59,9 +63,10 @@ def time_sentence(o: Observation, task: Task) -> str | None:
         return f"The time now is {r}."  # a clock that answers in plain text: "09:30 UTC"
     if not isinstance(r, dict) or not isinstance(r.get("now"), str):
         return None
-    zone = r.get("timezone") if isinstance(r.get("timezone"), str) else "UTC"
-    weekday = f", a {r['weekday']}" if isinstance(r.get("weekday"), str) else ""
-    return f"The time now ({zone}) is {r['now']}{weekday}."
+    sentence = f"The time now ({field(r, 'timezone', str, 'UTC')}) is {r['now']}"
+    if field(r, "weekday", str):
+        sentence += f", a {r['weekday']}"
+    return sentence + "."
 
 
 def calculation_sentence(o: Observation, task: Task) -> str | None:
@@ -86,8 +91,10 @@ def country_sentence(o: Observation, task: Task) -> str | None:
         details.append(f"population {r['population_millions']} million")
     if r.get("currency") is not None:
         details.append(f"currency {r['currency']}")
-    extra = f" ({', '.join(details)})" if details else ""
-    return f"The capital of {country} is {r['capital']}{extra}."
+    sentence = f"The capital of {country} is {r['capital']}"
+    if details:
+        sentence += f" ({', '.join(details)})"
+    return sentence + "."
 
 
 def general_sentence(o: Observation, task: Task) -> str:
@@ -98,19 +105,20 @@ def general_sentence(o: Observation, task: Task) -> str:
     if isinstance(r, dict):
         fields = [f"{k.replace('_', ' ')} {_plain(v)}" for k, v in list(r.items())[:8]
                   if k not in ("source",)]
-        text = f"{o.name} returned " + _join(fields) if fields else f"{o.name} returned nothing"
+        text = f"{o.name} returned " + (_join(fields) or "nothing")
     elif isinstance(r, list):
         text = f"{o.name} found: " + ("; ".join(_plain(v) for v in r[:8]) or "nothing")
     else:
         text = f"According to {o.name}: {_plain(r)}"
-    text = text if len(text) <= MAX_SENTENCE_CHARS else text[:MAX_SENTENCE_CHARS] + "..."
+    if len(text) > MAX_SENTENCE_CHARS:
+        text = text[:MAX_SENTENCE_CHARS] + "..."
     return text.rstrip(".") + "."
 
 
 def _plain(value) -> str:
     """A value as a reader would say it. Example: ["a", "b"] -> "a, b";  True -> "yes" """
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return {True: "yes", False: "no"}[value]
     if isinstance(value, list):
         return ", ".join(_plain(v) for v in value[:8])
     if isinstance(value, dict):
@@ -119,8 +127,10 @@ def _plain(value) -> str:
 
 
 def _join(items: list[str]) -> str:
-    """Example: ["a", "b", "c"] -> "a, b and c" """
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    """Example: ["a", "b", "c"] -> "a, b and c";  ["a"] -> "a";  [] -> "" """
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 READERS = [error_sentence, weather_sentence, time_sentence, calculation_sentence,
@@ -167,9 +177,11 @@ def _comparison(task: Task, useful: list[Observation]) -> list[str]:
                and _number(o.result.get("temp_c")) and isinstance(o.result.get("city"), str)]
     if len(weather) < 2 or not task.mentions("warm", "hot", "cold"):
         return []
-    coldest = task.mentions("cold")
-    best = (min if coldest else max)(weather, key=lambda r: r["temp_c"])
-    return [f"So {best['city']} is the {'coldest' if coldest else 'warmest'}, at {best['temp_c']} °C."]
+    if task.mentions("cold"):
+        word, best = "coldest", min(weather, key=lambda r: r["temp_c"])
+    else:
+        word, best = "warmest", max(weather, key=lambda r: r["temp_c"])
+    return [f"So {best['city']} is the {word}, at {best['temp_c']} °C."]
 
 
 def _pick(options: list[str], key: str) -> str:
@@ -215,7 +227,7 @@ def ask_for(tool: str, argument: str, description: str) -> str:
     """Example: ("get_forecast", "city", "The city's name.")
                 -> "To use get_forecast I need the city (The city's name): which city do you mean?"
     """
-    about = f" ({description.rstrip('.')})" if description else ""
+    about = f" ({description.rstrip('.')})" * bool(description)
     return f"To use {tool} I need the {argument}{about}: which {argument} do you mean?"
 
 

@@ -112,7 +112,9 @@ def verbose(turn: Turn, reply: Reply) -> Reply:
 def gullible(turn: Turn, reply: Reply) -> Reply:
     """Obeys instructions it finds inside tool results (prompt injection)."""
     injected = injected_call(turn.episode.observations)
-    return Reply([injected], reply.text, "The page says to do this, so I will.") if injected else reply
+    if injected:
+        return Reply([injected], reply.text, "The page says to do this, so I will.")
+    return reply
 
 
 @dataclasses.dataclass(frozen=True)
@@ -176,8 +178,7 @@ def broken_json(arguments: str) -> str:
 
 def wrong_types(arguments: str) -> str:
     """Example: '{"city": "Paris"}' -> '{"city": ["Paris"]}'  (every value put in a list)"""
-    values = json.loads(arguments)
-    return json.dumps({k: [v] for k, v in values.items()}) if values else arguments
+    return json.dumps({k: [v] for k, v in json.loads(arguments).items()})
 
 
 MISTAKES = [broken_json, wrong_types]

@@ -17,7 +17,7 @@ import dataclasses
 import json
 import re
 
-from .reading import Observation
+from .reading import Observation, field
 from .words import Task, content_words, timezone_of
 
 MAX_CALLS = 8  # tool calls in one reply at most, like a real model's parallel calls
@@ -39,16 +39,13 @@ class ToolSpec:
 
     @classmethod
     def of(cls, tool) -> ToolSpec | None:
-        spec = tool.get("function", tool) if isinstance(tool, dict) else None
-        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+        spec = field(tool, "function", dict, tool)
+        if not field(spec, "name", str):
             return None
-        parameters = spec.get("parameters") if isinstance(spec.get("parameters"), dict) else {}
-        properties = parameters.get("properties")
-        properties = properties if isinstance(properties, dict) else {}
-        required = parameters.get("required") if isinstance(parameters.get("required"), list) else []
-        description = spec.get("description") if isinstance(spec.get("description"), str) else ""
-        return cls(spec["name"], description, properties,
-                   tuple(r for r in required if isinstance(r, str)), parameters)
+        parameters = field(spec, "parameters", dict, {})
+        required = tuple(r for r in field(parameters, "required", list, []) if isinstance(r, str))
+        return cls(spec["name"], field(spec, "description", str, ""),
+                   field(parameters, "properties", dict, {}), required, parameters)
 
     @property
     def words(self) -> set[str]:
@@ -62,20 +59,25 @@ class ToolSpec:
         for name in preferred:
             if name in self.properties:
                 return name
-        strings = [p for p, s in self.properties.items() if _kind(s) == "string"]
+        strings = [p for p, s in self.properties.items() if kind_of(s) == "string"]
         return (strings or list(self.properties) or [preferred[0]])[0]
 
 
 def tool_specs(tools) -> list[ToolSpec]:
-    specs = [ToolSpec.of(t) for t in tools] if isinstance(tools, list) else []
-    return [s for s in specs if s is not None]
+    if not isinstance(tools, list):
+        return []
+    return [s for s in (ToolSpec.of(t) for t in tools) if s is not None]
 
 
-def _kind(schema) -> str | None:
-    kind = schema.get("type") if isinstance(schema, dict) else None
+def kind_of(schema) -> str | None:
+    """A JSON schema's type, the first that is not null if it lists several.
+
+    Example: {"type": ["integer", "null"]} -> "integer";  True -> None
+    """
+    kind = field(schema, "type", (str, list))
     if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), None)
-    return kind if isinstance(kind, str) else None
+        kind = next((k for k in kind if isinstance(k, str) and k != "null"), None)
+    return kind
 
 
 # ---------------------------------------------------------------------------------------------
@@ -104,18 +106,17 @@ def weather_calls(task: Task, tool: ToolSpec, observations) -> list[Call]:
 def time_calls(task: Task, tool: ToolSpec, observations) -> list[Call]:
     if not task.mentions("time", "clock", "o'clock", "what day", "date", "hour"):
         return []
-    zone_argument = next((p for p in ("timezone", "tz", "zone", "time_zone")
-                          if p in tool.properties), None)
-    return [(tool.name, {zone_argument: timezone_of(task)} if zone_argument else {})]
+    zone_arguments = [p for p in ("timezone", "tz", "zone", "time_zone") if p in tool.properties]
+    return [(tool.name, {p: timezone_of(task) for p in zone_arguments[:1]})]
 
 
 def calculator_calls(task: Task, tool: ToolSpec, observations) -> list[Call]:
     argument = tool.argument("expression", "expr", "formula", "input", "query")
-    expressions = [task.expression] if task.expression else []
+    expressions = [e for e in [task.expression] if e]
     if task.mentions("fahrenheit"):
         for o in observations:
-            celsius = o.result.get("temp_c") if isinstance(o.result, dict) else None
-            if type(celsius) in (int, float):
+            celsius = field(o.result, "temp_c", (int, float))
+            if celsius is not None and not isinstance(celsius, bool):
                 expressions.append(f"{celsius} * 9 / 5 + 32")
     return [(tool.name, {argument: e}) for e in expressions]
 
@@ -166,15 +167,12 @@ def plan(task: Task, tools: list[ToolSpec], observations: list[Observation]) -> 
     for tool in tools:
         if rule_for(tool) or is_output_tool(tool) or not (task.words & tool.words):
             continue
-        special = {"expression": task.expression} if task.expression else {}
-        arguments, missing = fill_arguments(tool, task, special)
+        arguments, missing = fill_arguments(tool, task, {"expression": task.expression})
         if arguments is not None:
             want(tool, arguments)
         else:
-            schema = tool.properties[missing]
-            description = schema.get("description") if isinstance(schema, dict) else None
-            result.missing.append((tool.name, missing, description if isinstance(
-                description, str) else ""))
+            description = field(tool.properties[missing], "description", str, "")
+            result.missing.append((tool.name, missing, description))
     return result
 
 
@@ -214,9 +212,8 @@ def fill_arguments(tool: ToolSpec, task: Task, special: dict) -> tuple[dict | No
     strings = task.quoted + task.places
     arguments = {}
     for name, schema in tool.properties.items():
-        schema = schema if isinstance(schema, dict) else {}
         value = special.get(name)
-        if value is None:
+        if value is None and isinstance(schema, dict):
             value = _value_from_task(schema, task, numbers, strings)
         if value is None and name in tool.required and name.lower() in FREE_TEXT:
             value = task.text  # a free-text argument such as a search query: pass the request
@@ -229,19 +226,20 @@ def fill_arguments(tool: ToolSpec, task: Task, special: dict) -> tuple[dict | No
 
 def _value_from_task(schema: dict, task: Task, numbers: list, strings: list):
     """One argument's value from what the task gives, or None. Takes from numbers and strings."""
-    kind = _kind(schema)
+    kind = kind_of(schema)
     if isinstance(schema.get("enum"), list):
         return next((v for v in schema["enum"][:100]
                      if content_words(str(v)) and content_words(str(v)) <= task.words), None)
-    if kind in ("integer", "number") and numbers:
-        value = numbers.pop(0)
-        return int(value) if kind == "integer" else value
+    if kind == "integer" and numbers:
+        return int(numbers.pop(0))
+    if kind == "number" and numbers:
+        return numbers.pop(0)
     if kind == "string" and strings:
         return strings.pop(0)
+    if kind == "array" and kind_of(schema.get("items")) in ("integer", "number"):
+        return list(numbers)
     if kind == "array":
-        items = schema.get("items")
-        item_kind = _kind(items) if isinstance(items, dict) else None
-        return list(numbers) if item_kind in ("integer", "number") else list(strings)
+        return list(strings)
     if kind == "boolean" and task.mentions("yes", "true", "enable"):
         return True
     return None

@@ -45,6 +45,15 @@ class Episode:
     turn: int  # assistant messages so far: numbers the ids of new tool calls
 
 
+def field(record, key: str, kind, default=None):
+    """record[key] if the record is a dict and the value has the expected kind, else default.
+
+    Example: field({"city": "Oslo"}, "city", str) -> "Oslo";  field({"city": 7}, "city", str) -> None
+    """
+    value = record.get(key) if isinstance(record, dict) else None
+    return value if isinstance(value, kind) else default
+
+
 def text_of(message: dict) -> str:
     """A message's text, whether its content is a string or a list of content parts.
 
@@ -61,16 +70,15 @@ def text_of(message: dict) -> str:
 
 def read(messages: list) -> Episode:
     """The episode the next reply belongs to: the last question and the tool results since."""
+    if not isinstance(messages, list):
+        messages = []
     messages = as_api_messages([m for m in messages if isinstance(m, dict)])
     episode = messages[_episode_start(messages):]
     task = next((text_of(m) for m in episode if m.get("role") == "user"), "")
     results = {m.get("tool_call_id"): text_of(m) for m in episode if m.get("role") == "tool"}
-    observations = []
-    for m in episode:
-        for call in _calls_of(m) if m.get("role") == "assistant" else []:
-            call_id = call.get("id")
-            if isinstance(call_id, str) and call_id in results:
-                observations.append(_observation(call, results[call_id]))
+    calls = [c for m in episode if m.get("role") == "assistant" for c in _calls_of(m)]
+    observations = [_observation(c, results[c["id"]]) for c in calls
+                    if field(c, "id", str) in results]
     turns = sum(1 for m in messages if m.get("role") == "assistant")
     return Episode(task, observations, turns)
 
@@ -93,20 +101,29 @@ def _episode_start(messages: list[dict]) -> int:
 
 
 def _calls_of(message: dict) -> list[dict]:
-    calls = message.get("tool_calls")
-    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    return [c for c in field(message, "tool_calls", list, []) if isinstance(c, dict)]
 
 
 def _observation(call: dict, content: str) -> Observation:
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
-    name = function.get("name") if isinstance(function.get("name"), str) else ""
-    raw = function.get("arguments")
-    raw = raw if isinstance(raw, str) else json.dumps(raw if raw is not None else {})
+    function = field(call, "function", dict, {})
+    raw = _arguments_text(function.get("arguments"))
     arguments = _json_or(raw, None)
     well_formed = isinstance(arguments, dict) and shallow(arguments)
+    if not well_formed:
+        arguments = {}
     result = parse_result(content)
-    return Observation(name, arguments if well_formed else {}, raw, result, error_in(result),
-                       well_formed)
+    return Observation(field(function, "name", str, ""), arguments, raw, result,
+                       error_in(result), well_formed)
+
+
+def _arguments_text(arguments) -> str:
+    """A call's arguments as JSON text, as the API sends them (some clients send a dict).
+
+    Example: '{"a": 1}' -> '{"a": 1}';  {"a": 1} -> '{"a": 1}';  None -> '{}'
+    """
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps({} if arguments is None else arguments, default=str)
 
 
 def _json_or(text: str, default):
@@ -127,7 +144,9 @@ def parse_result(text: str):
     value = _json_or(body, text)
     if value is text and body.lstrip().startswith(("{", "[")):
         value = _partial_json(body, text)
-    return value if shallow(value) else text
+    if not shallow(value):
+        return text
+    return value
 
 
 def _partial_json(body: str, text: str):
@@ -138,7 +157,9 @@ def _partial_json(body: str, text: str):
         partial = from_json(body, allow_partial=True)
     except ValueError:  # not JSON after all
         return text
-    return partial if isinstance(partial, (dict, list)) else text
+    if not isinstance(partial, (dict, list)):
+        return text
+    return partial
 
 
 def shallow(value, max_depth: int = MAX_DEPTH) -> bool:
@@ -149,7 +170,7 @@ def shallow(value, max_depth: int = MAX_DEPTH) -> bool:
     level = [value]
     for _ in range(max_depth + 1):
         level = [v for item in level if isinstance(item, (dict, list))
-                 for v in (item.values() if isinstance(item, dict) else item)]
+                 for v in _children(item)]
         if not level:
             return True
     return False
@@ -167,6 +188,13 @@ def _without_cut_marker(text: str) -> str:
     return text[: len(text) - len(tail) + at].rstrip().rstrip(".").rstrip()
 
 
+def _children(container) -> list:
+    """Example: {"a": 1, "b": [2]} -> [1, [2]];  [3, 4] -> [3, 4]"""
+    if isinstance(container, dict):
+        return list(container.values())
+    return container
+
+
 def error_in(result) -> str | None:
     """What a result says went wrong, if it reports an error.
 
@@ -179,9 +207,11 @@ def error_in(result) -> str | None:
     error = result["error"]
     if isinstance(error, str):
         return error
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
+    if field(error, "message", str):
         return error["message"]
-    return "an error" if error is True else json.dumps(error, default=str)[:500]
+    if error is True:
+        return "an error"
+    return json.dumps(error, default=str)[:500]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,7 +229,7 @@ def as_api_messages(messages: list[dict]) -> list[dict]:
     pending: list[str] = []  # ids of calls written as text, waiting for their observation
     for m in messages:
         text = text_of(m)
-        calls = _calls_in_text(text) if m.get("role") == "assistant" and not _calls_of(m) else []
+        calls = m.get("role") == "assistant" and not _calls_of(m) and _calls_in_text(text)
         if calls:
             thought = text.split(CALLING)[0].strip()
             if out and out[-1].get("role") == "assistant" and not _calls_of(out[-1]):
@@ -228,17 +258,16 @@ def _calls_in_text(text: str) -> list[dict]:
         calls = ast.literal_eval(written)
     except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
         calls = _json_or(written, [])
+    if not isinstance(calls, list):
+        return []
     found = []
-    for i, call in enumerate(calls if isinstance(calls, list) else []):
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+    for i, call in enumerate(calls):
+        function = field(call, "function", dict, {})
+        if not field(function, "name", str):
             continue
-        arguments = function.get("arguments")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments if arguments is not None else {}, default=str)
-        call_id = call.get("id") if isinstance(call.get("id"), str) else f"text_call_{i}"
-        found.append({"id": call_id, "type": "function",
-                      "function": {"name": function["name"], "arguments": arguments}})
+        found.append({"id": field(call, "id", str, f"text_call_{i}"), "type": "function",
+                      "function": {"name": function["name"],
+                                   "arguments": _arguments_text(function.get("arguments"))}})
     return found
 
 
@@ -247,7 +276,7 @@ def _tool_messages(ids: list[str], text: str) -> list[dict]:
     (in the order of the calls' ids), or "Error:" and the error for all of them."""
     text = text.strip()
     if text.startswith("Call id:"):
-        text = text.split("\n", 1)[1] if "\n" in text else ""
+        text = text.partition("\n")[2]
     if text.startswith("Error:"):
         error = text[6:].split("\nNow let's retry")[0].strip()
         return [{"role": "tool", "tool_call_id": i, "content": json.dumps({"error": error})}

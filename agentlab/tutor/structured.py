@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from .reading import Observation
+from .planning import kind_of
+from .reading import Observation, field
 from .words import content_words
 
 MAX_DEPTH = 12  # schemas nested (or recursing through $ref) deeper than this get null
@@ -46,12 +47,18 @@ def facts_from(observations: list[Observation]) -> list[Fact]:
         if o.error:
             continue
         tool_words = content_words(o.name.replace("_", " ")) | set(o.name.lower().split("_"))
-        fields = o.result.items() if isinstance(o.result, dict) else [("result", o.result)]
-        for key, value in list(fields)[:50]:
+        for key, value in list(_fields(o.result).items())[:50]:
             if isinstance(value, (str, int, float, bool)):
                 key_words = set(str(key).lower().split("_"))
                 facts.append(Fact(key_words | tool_words, key_words, value))
     return facts
+
+
+def _fields(result) -> dict:
+    """A result's fields; a bare value is the field "result". Example: 403 -> {"result": 403}"""
+    if isinstance(result, dict):
+        return result
+    return {"result": result}
 
 
 class Filler:
@@ -71,11 +78,12 @@ class Filler:
         if isinstance(schema.get("enum"), list) and schema["enum"]:
             return self._choice(schema["enum"])
         for key in ("anyOf", "oneOf", "allOf"):
-            options = [s for s in schema.get(key) or [] if _kind(self._resolve(s, depth)) != "null"]
+            options = [s for s in schema.get(key) or [] if kind_of(self._resolve(s, depth)) != "null"]
             if isinstance(schema.get(key), list) and schema[key]:
                 return self.value((options or schema[key])[0], name, depth + 1)
-        kind = _kind(schema) or ("object" if isinstance(schema.get("properties"), dict) else None)
-        return self._of_kind(kind, schema, name, depth)
+        if field(schema, "properties", dict) is not None:
+            return self._object(schema, depth)
+        return self._of_kind(kind_of(schema), schema, name, depth)
 
     def _of_kind(self, kind, schema: dict, name: str, depth: int):
         if kind == "object":
@@ -88,9 +96,10 @@ class Filler:
             return self._fact(name, bool) or False
         if kind == "null":
             return None
-        text = self._string(name)
-        limit = schema.get("maxLength")
-        return text[:limit] if type(limit) is int and limit >= 0 else text
+        limit = field(schema, "maxLength", int, -1)
+        if limit >= 0:
+            return self._string(name)[:limit]
+        return self._string(name)
 
     def _object(self, schema: dict, depth: int) -> dict:
         properties = schema.get("properties")
@@ -99,24 +108,22 @@ class Filler:
         return {name: self.value(sub, name, depth + 1) for name, sub in list(properties.items())[:200]}
 
     def _array(self, schema: dict, name: str, depth: int) -> list:
-        items = schema.get("items", schema.get("prefixItems"))
+        items = schema.get("items", schema.get("prefixItems", True))
         if isinstance(items, list):  # one schema per position
             return [self.value(s, name, depth + 1) for s in items[:50]]
-        least = schema.get("minItems") if type(schema.get("minItems")) is int else 1
-        most = schema.get("maxItems") if type(schema.get("maxItems")) is int else 50
+        least, most = field(schema, "minItems", int, 1), field(schema, "maxItems", int, 50)
         count = max(0, min(max(least, 1), most, 50))
-        return [self.value(items if items is not None else True, name, depth + 1)] * count
+        return [self.value(items, name, depth + 1)] * count
 
     def _resolve(self, schema, depth: int):
         """Follow a local "$ref": "#/$defs/Name" (what pydantic writes for nested models)."""
         for _ in range(MAX_DEPTH - min(depth, MAX_DEPTH)):
-            ref = schema.get("$ref") if isinstance(schema, dict) else None
-            if not isinstance(ref, str) or not ref.startswith("#"):
+            ref = field(schema, "$ref", str, "")
+            if not ref.startswith("#"):
                 return schema
-            target = self.root
-            for part in ref.lstrip("#").strip("/").split("/"):
-                target = target.get(part) if isinstance(target, dict) and part else target
-            schema = target if isinstance(target, (dict, bool)) else {}
+            schema = self.root
+            for part in filter(None, ref.lstrip("#").split("/")):
+                schema = field(schema, part, (dict, bool), {})
         return schema
 
     def _fact(self, name: str, kind):
@@ -136,7 +143,9 @@ class Filler:
         if name.lower() in PROSE or not name:
             return self.prose
         found = self._fact(name, str)
-        return found if found is not None else self.prose
+        if found is None:
+            return self.prose
+        return found
 
     def _number(self, name: str):
         found = self._fact(name, (int, float))
@@ -152,13 +161,6 @@ class Filler:
 
 def _is_number(value) -> bool:
     return type(value) in (int, float)
-
-
-def _kind(schema) -> str | None:
-    kind = schema.get("type") if isinstance(schema, dict) else None
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
-    return kind if isinstance(kind, str) else None
 
 
 def _bounded(number, schema: dict, kind: str):
