@@ -6,9 +6,10 @@ from typing import Literal
 
 import pytest
 
-from agentlab import run_agent, tool
+from agentlab import Limits, run_agent, tool
 from agentlab.toolkit import COURSE_TOOLS
-from agentlab.tutor import VERBOSE_TOKENS, count_tokens, message_tokens, respond, text_tokens
+from agentlab.tutor import (PERSONAS, VERBOSE_TOKENS, count_tokens, message_tokens, respond,
+                            text_tokens, think_seconds)
 
 SCHEMAS = [t.schema for t in COURSE_TOOLS]
 
@@ -150,3 +151,48 @@ def test_free_text_arguments_get_the_request():
     run = run_agent("search my notes about pizza", [search_notes])
     assert json.loads(run.tool_calls[0].arguments) == {"query": "search my notes about pizza"}
     assert "pizza dough" in run.answer
+
+
+def test_a_cut_result_is_read_for_the_fields_that_survived():
+    run = run_agent("What's the weather in Paris, and should I take a coat?", COURSE_TOOLS,
+                    limits=Limits(max_result_chars=40))
+    assert "[truncated:" in run.tool_calls[0].result  # the loop cut '..."rain": true, ...'
+    assert run.answer == "It's 8 °C and no report in Paris -- yes, take a coat."
+    cut = '{"temp_c": 1' + "\n...[truncated: 80 of 92 characters cut]"  # 1? 12? 19? unknown
+    messages = [{"role": "user", "content": "weather in Oslo?"},
+                {"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function",
+                 "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]},
+                {"role": "tool", "tool_call_id": "a", "content": cut}]
+    assert "1 °C" not in respond("tutor", messages, SCHEMAS)["content"]  # a cut number is not read
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("what's the weather in paris?", [("get_weather", {"city": "Paris"})]),
+    ("is it colder in oslo or in new york?", [("get_weather", {"city": "Oslo"}),
+                                              ("get_weather", {"city": "New York"})]),
+    ("what is the capital of kenya?", [("lookup_country", {"country": "Kenya"})]),
+    ("what time is it in tokyo?", [("get_time", {"timezone": "Asia/Tokyo"})]),
+])
+def test_names_match_regardless_of_case(task, expected):
+    assert calls(ask(task)) == expected
+
+
+def test_the_tutor_knows_only_the_request():
+    """No import of the toolkit's data, the loop or any other part of agentlab."""
+    import ast
+    import pathlib
+
+    import agentlab.tutor
+
+    for path in pathlib.Path(agentlab.tutor.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                assert node.level == 1, f"{path.name} imports from outside the tutor"
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+                assert not any("agentlab" in n or "toolkit" in n for n in names), path.name
+
+
+def test_the_slow_persona_carries_its_own_delay():
+    assert think_seconds("tutor-slow") == 1.0
+    assert {think_seconds(name) for name in PERSONAS if name != "tutor-slow"} == {0.0}

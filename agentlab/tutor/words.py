@@ -23,13 +23,14 @@ population currency country weather time temperature there here than more less s
 any much many very need want know like hi hello hey thanks summarise summarize write
 explain show translate""".split())
 _CAPITALISED = re.compile(r"[A-Z][a-zA-Z'-]*(?:[ \t]+[A-Z][a-zA-Z'-]*)*")
-_AFTER_PREPOSITION = re.compile(
-    r"\b(?:in|of|for|at)[ \t]+((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2})",
-    re.I)
+_AFTER_PREPOSITION = re.compile(  # a lookahead: "in oslo or in new york" gives both places
+    r"\b(?:in|of|for|at)[ \t]+(?=((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*"
+    r"(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2}))", re.I)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|'([^'\n]{2,200})'")
 _WORD = re.compile(r"[a-z]+")
 MAX_NAMES = 16  # a model's plan names a handful of things, not thousands
+NAMES_WITHIN = 100_000  # names are looked for in the task's first 100,000 characters
 
 
 class Task:
@@ -60,8 +61,9 @@ class Task:
 
         Example: "What is the capital of kenya?" -> ["Kenya"]
         """
-        found = [(m.start(1), _trim(m[1])) for m in _AFTER_PREPOSITION.finditer(self.text)]
-        found += [(m.start(), _trim(m[0])) for m in _CAPITALISED.finditer(self.text)]
+        text = self.text[:NAMES_WITHIN]
+        found = [(m.start(1), _trim(m[1])) for m in _AFTER_PREPOSITION.finditer(text)]
+        found += [(m.start(), _trim(m[0])) for m in _CAPITALISED.finditer(text)]
         names = {}
         for _, name in sorted((at, n) for at, n in found if n):
             names.setdefault(name.lower(), name)
@@ -71,7 +73,7 @@ class Task:
     def countries(self) -> list[str]:
         """Places named right after "capital of" (their capital is what the task needs)."""
         found = re.finditer(r"\bcapital[ \t]+of[ \t]+((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*"
-                            r"(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2})", self.text, re.I)
+                            r"(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2})", self.text[:NAMES_WITHIN], re.I)
         return _first((n for n in (_trim(m[1]) for m in found) if n), MAX_NAMES)
 
     def mentions(self, *patterns: str) -> bool:
