@@ -29,7 +29,8 @@ def test_the_chapter_question_uses_both_tools_in_parallel():
 
 
 @pytest.mark.parametrize("task, expected", [
-    ("What's the weather in Paris, and should I take a coat?", [("get_weather", {"city": "Paris"})]),
+    ("What's the weather in Paris, and should I take a coat?",
+     [("get_weather", {"city": "Paris"})]),
     ("Is it colder in Oslo or in New York?", [("get_weather", {"city": "Oslo"}),
                                               ("get_weather", {"city": "New York"})]),
     ("What time is it in Tokyo?", [("get_time", {"timezone": "Asia/Tokyo"})]),
@@ -60,7 +61,8 @@ def test_it_uses_tools_a_student_defines():
         LARGE = "large"
 
     @tool
-    def order_pizza(topping: str, count: int, size: Size, crust: Literal["thin", "thick"] = "thin") -> dict:
+    def order_pizza(topping: str, count: int, size: Size,
+                    crust: Literal["thin", "thick"] = "thin") -> dict:
         """Order pizzas for delivery.
 
         Args:
@@ -111,7 +113,8 @@ def test_token_rule():
     assert message_tokens({"role": "user", "content": "abcdefgh"}) == 4 + 2
     messages = [{"role": "system", "content": "x" * 40}, {"role": "user", "content": "y" * 8}]
     assert count_tokens(messages, None) == 3 + (4 + 10) + (4 + 2)
-    assert count_tokens(messages, SCHEMAS) == count_tokens(messages, None) + text_tokens(json.dumps(SCHEMAS))
+    assert count_tokens(messages, SCHEMAS) == (count_tokens(messages, None)
+                                               + text_tokens(json.dumps(SCHEMAS)))
 
 
 def test_personas_misbehave_as_documented():
@@ -137,7 +140,8 @@ def test_it_asks_for_an_argument_the_task_leaves_out():
 
     run = run_agent("What is the weather forecast for tomorrow?", [get_forecast])
     assert run.tool_calls == []
-    assert run.answer == "To use get_forecast I need the city (The city's name): which city do you mean?"
+    assert run.answer == ("To use get_forecast I need the city (The city's name): "
+                          "which city do you mean?")
     run = run_agent("What is the weather forecast for Oslo?", [get_forecast])
     assert json.loads(run.tool_calls[0].arguments) == {"city": "Oslo"}  # days keeps its default
 
@@ -160,8 +164,9 @@ def test_a_cut_result_is_read_for_the_fields_that_survived():
     assert run.answer == "It's 8 °C and no report in Paris -- yes, take a coat."
     cut = '{"temp_c": 1' + "\n...[truncated: 80 of 92 characters cut]"  # 1? 12? 19? unknown
     messages = [{"role": "user", "content": "weather in Oslo?"},
-                {"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function",
-                 "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "a", "type": "function",
+                     "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]},
                 {"role": "tool", "tool_call_id": "a", "content": cut}]
     assert "1 °C" not in respond("tutor", messages, SCHEMAS)["content"]  # a cut number is not read
 

@@ -171,14 +171,17 @@ def smolagents_history():
     calls = [{"id": "call_0_0", "type": "function",
               "function": {"name": "get_time", "arguments": {"timezone": "UTC"}}},
              {"id": "call_0_1", "type": "function",
-              "function": {"name": "calculate", "arguments": {"expression": "17 * 23 + sqrt(144)"}}}]
+              "function": {"name": "calculate",
+                           "arguments": {"expression": "17 * 23 + sqrt(144)"}}}]
     return [
         {"role": "system", "content": [{"type": "text", "text": "You are an expert assistant. "
                                         "Observation: examples...\nCalling tools:\n[]"}]},
         {"role": "user", "content": [{"type": "text", "text": f"New task:\n{CHAPTER}"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "To answer, I need..."}]},
-        {"role": "assistant", "content": [{"type": "text", "text": "Calling tools:\n" + str(calls)}]},
-        {"role": "user", "content": [{"type": "text", "text": "Observation:\n" + str(NOW) + "\n403"}]},
+        {"role": "assistant", "content": [{"type": "text",
+                                           "text": "Calling tools:\n" + str(calls)}]},
+        {"role": "user", "content": [{"type": "text",
+                                      "text": "Observation:\n" + str(NOW) + "\n403"}]},
     ]
 
 
@@ -219,6 +222,7 @@ def test_structured_output_asked_after_the_loop_reads_the_closed_episode():
     messages = [{"role": "user", "content": CHAPTER}]
     for reply in run():
         messages += answer_tool_calls(reply)
-    fmt = {"type": "json_schema", "json_schema": {"name": "Answer", "schema": SCHEMA, "strict": True}}
+    fmt = {"type": "json_schema",
+           "json_schema": {"name": "Answer", "schema": SCHEMA, "strict": True}}
     assert json.loads(respond("tutor", messages, None, response_format=fmt)["content"]) == {
         "time": NOW["now"], "value": 403}

@@ -51,7 +51,8 @@ def history(task, calls_and_results, tools=(CALC,)):
     messages = [{"role": "user", "content": task}]
     for i, (name, arguments, result) in enumerate(calls_and_results):
         messages.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"c{i}", "type": "function", "function": {"name": name, "arguments": arguments}}]})
+            {"id": f"c{i}", "type": "function",
+             "function": {"name": name, "arguments": arguments}}]})
         messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": result})
     return messages, list(tools)
 
@@ -94,8 +95,8 @@ def test_an_error_that_names_the_argument_or_its_type_gets_the_call_fixed(inform
 
 
 def hallucinator_next(error):
-    messages, tools = history(COAT, [("search_web", '{"query": "x"}', json.dumps({"error": error}))],
-                              tools=[t.schema for t in COURSE_TOOLS])
+    step = ("search_web", '{"query": "x"}', json.dumps({"error": error}))
+    messages, tools = history(COAT, [step], tools=[t.schema for t in COURSE_TOOLS])
     return respond("tutor-hallucinator", messages, tools)
 
 

@@ -60,8 +60,9 @@ PERU = "What's the weather in the capital of Peru, in Fahrenheit?"
         "name": "search_notes", "parameters": ["not", "a", "dict"]}}]),
     ([{"role": "user", "content": "search my notes"}], [{"type": "function", "function": {
         "name": "search_notes", "parameters": {"properties": [], "required": "query"}}}]),
-    ([{"role": "user", "content": [{"type": "text", "text": "What is 2 + 2?"}, {"type": "image_url"},
-                                   "stray", {"type": "text", "text": 7}]}], TOOLS),
+    ([{"role": "user", "content": [{"type": "text", "text": "What is 2 + 2?"},
+                                   {"type": "image_url"}, "stray", {"type": "text", "text": 7}]}],
+     TOOLS),
     ([{"role": "user", "content": None}], TOOLS),
     ([{"role": "tool", "tool_call_id": "zz", "content": "orphan"}], TOOLS),
 ])
@@ -74,7 +75,8 @@ def test_requests_that_crashed_the_tutor_get_an_answer(messages, tools):
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (st.lists(inner, max_size=4)
+                   | st.dictionaries(st.text(max_size=8), inner, max_size=4)),
     max_leaves=12)
 words = st.sampled_from(["get_weather", "calculate", "get_time", "lookup_country", "final_result",
                          "search_web", "Answer", "x"])
@@ -86,12 +88,14 @@ schemas = st.recursive(
         st.sampled_from(["city", "expression", "time", "value", "answer", "query", "n"]), inner,
         max_size=4), "required": st.lists(st.sampled_from(["city", "expression", "time", "n"]),
                                           max_size=2)})
-    | st.fixed_dictionaries({"type": st.just("array"), "items": inner | st.lists(inner, max_size=2)})
+    | st.fixed_dictionaries({"type": st.just("array"),
+                             "items": inner | st.lists(inner, max_size=2)})
     | st.fixed_dictionaries({"anyOf": st.lists(inner, min_size=1, max_size=3)}),
     max_leaves=8)
-tools = st.lists(st.fixed_dictionaries({"type": st.just("function"), "function": st.fixed_dictionaries(
-    {"name": words, "description": st.text(max_size=30), "parameters": schemas | json_values})}),
-    max_size=4)
+functions = st.fixed_dictionaries({"name": words, "description": st.text(max_size=30),
+                                   "parameters": schemas | json_values})
+tools = st.lists(st.fixed_dictionaries({"type": st.just("function"), "function": functions}),
+                 max_size=4)
 texts = st.one_of(
     st.text(max_size=60),
     st.sampled_from(["What time is it, and what is 17 * 23 + sqrt(144)?", COAT, PERU, "Hello!",
@@ -113,9 +117,10 @@ def conversations(draw):
         kind = draw(st.sampled_from(["calls", "user", "assistant"]))
         if kind == "calls":
             ids = [f"c{step}_{i}" for i in range(draw(st.integers(1, 3)))]
-            messages.append({"role": "assistant", "content": draw(st.none() | texts), "tool_calls": [
-                {"id": i, "type": "function", "function": {
-                    "name": draw(words), "arguments": draw(texts)}} for i in ids]})
+            calls = [{"id": i, "type": "function",
+                      "function": {"name": draw(words), "arguments": draw(texts)}} for i in ids]
+            messages.append({"role": "assistant", "content": draw(st.none() | texts),
+                             "tool_calls": calls})
             messages += [{"role": "tool", "tool_call_id": i, "content": draw(texts)} for i in ids]
         else:
             messages.append({"role": kind, "content": draw(contents)})

@@ -94,7 +94,8 @@ def stray(reply: Reply, dice: Dice, turn: Turn) -> Reply:
                      "Let me double-check that before I answer.")
     if "wrong_first_tool" in dice and reply.calls and not seen:
         planned = {name for name, _ in reply.calls}
-        other = next((t for t in turn.tools if t.name not in planned and not is_output_tool(t)), None)
+        others = [t for t in turn.tools if t.name not in planned and not is_output_tool(t)]
+        other = next(iter(others), None)
         if other:
             arguments, _ = planning.fill_arguments(other, turn.task, {})
             reply = Reply([(other.name, json.dumps(arguments or {}))], reply.text,

@@ -1,7 +1,8 @@
 """Planning: which tool calls does the task need next?
 
 Example: "What time is it, and what is 17 * 23 + sqrt(144)?" with get_time and calculate offered
-         -> [("get_time", {"timezone": "UTC"}), ("calculate", {"expression": "17 * 23 + sqrt(144)"})]
+         -> [("get_time", {"timezone": "UTC"}),
+             ("calculate", {"expression": "17 * 23 + sqrt(144)"})]
 
 The tutor reads only the request. It recognises a few common kinds of tool by their names (a
 clock, a calculator, a weather service, a country fact sheet) and fills their arguments by the

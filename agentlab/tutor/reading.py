@@ -48,7 +48,8 @@ class Episode:
 def field(record, key: str, kind, default=None):
     """record[key] if the record is a dict and the value has the expected kind, else default.
 
-    Example: field({"city": "Oslo"}, "city", str) -> "Oslo";  field({"city": 7}, "city", str) -> None
+    Example: field({"city": "Oslo"}, "city", str) -> "Oslo"
+             field({"city": 7}, "city", str) -> None
     """
     value = record.get(key) if isinstance(record, dict) else None
     return value if isinstance(value, kind) else default
@@ -179,7 +180,8 @@ def shallow(value, max_depth: int = MAX_DEPTH) -> bool:
 def _without_cut_marker(text: str) -> str:
     """The text without the marker a loop adds when it cuts a result.
 
-    Example: '{"a": 1, "b": "xy\\n...[truncated: 6,000 of 10,000 characters cut]' -> '{"a": 1, "b": "xy'
+    Example: '{"a": 1, "b": "xy\\n...[truncated: 6,000 of 10,000 characters cut]'
+             -> '{"a": 1, "b": "xy'
     """
     tail = text[-120:]
     at = tail.rfind("[truncated")

@@ -78,9 +78,10 @@ class Filler:
         if isinstance(schema.get("enum"), list) and schema["enum"]:
             return self._choice(schema["enum"])
         for key in ("anyOf", "oneOf", "allOf"):
-            options = [s for s in schema.get(key) or [] if kind_of(self._resolve(s, depth)) != "null"]
-            if isinstance(schema.get(key), list) and schema[key]:
-                return self.value((options or schema[key])[0], name, depth + 1)
+            options = field(schema, key, list, [])
+            not_null = [s for s in options if kind_of(self._resolve(s, depth)) != "null"]
+            if options:
+                return self.value((not_null or options)[0], name, depth + 1)
         if field(schema, "properties", dict) is not None:
             return self._object(schema, depth)
         return self._of_kind(kind_of(schema), schema, name, depth)
@@ -105,7 +106,8 @@ class Filler:
         properties = schema.get("properties")
         if not isinstance(properties, dict) or not properties:
             return {"answer": self.prose}
-        return {name: self.value(sub, name, depth + 1) for name, sub in list(properties.items())[:200]}
+        return {name: self.value(sub, name, depth + 1)
+                for name, sub in list(properties.items())[:200]}
 
     def _array(self, schema: dict, name: str, depth: int) -> list:
         items = schema.get("items", schema.get("prefixItems", True))
@@ -132,8 +134,8 @@ class Filler:
         words |= {s for w in words for s in SYNONYMS.get(w, ())}
         best, best_score = None, 0
         for fact in self.facts:
-            if not isinstance(fact.value, kind) or (kind is not bool and isinstance(fact.value, bool)):
-                continue
+            if not isinstance(fact.value, kind) or isinstance(fact.value, bool) != (kind is bool):
+                continue  # True is an int in Python: a flag is not a number
             score = 2 * len(words & fact.key_words) + len(words & fact.words)
             if score > best_score:
                 best, best_score = fact.value, score
@@ -155,8 +157,8 @@ class Filler:
 
     def _choice(self, options: list):
         words = content_words(self.prose)
-        return next((o for o in options if content_words(str(o)) and content_words(str(o)) <= words),
-                    options[0])
+        named = [o for o in options if content_words(str(o)) and content_words(str(o)) <= words]
+        return (named or options)[0]
 
 
 def _is_number(value) -> bool:
