@@ -24,7 +24,7 @@ from .words import Task, content_words, timezone_of
 MAX_CALLS = 8  # tool calls in one reply at most, like a real model's parallel calls
 FREE_TEXT = {"query", "q", "question", "text", "prompt", "search", "request", "message", "topic",
              "input"}
-_OUTPUT_NAME = re.compile(r"final|answer|result|output|respon|submit", re.I)
+_OUTPUT_NAME = re.compile(r"final|answer|respond|structured_output", re.I)  # at the start
 Call = tuple  # (tool name, arguments dict)
 
 
@@ -139,7 +139,7 @@ def is_output_tool(tool: ToolSpec) -> bool:
     """A tool that stands for the answer itself (pydantic-ai's final_result, smolagents'
     final_answer, a schema named like a class): called to answer, never to look things up."""
     return rule_for(tool) is None and bool(
-        _OUTPUT_NAME.search(tool.name) or tool.name[:1].isupper())
+        _OUTPUT_NAME.match(tool.name) or tool.name[:1].isupper())
 
 
 # ---------------------------------------------------------------------------------------------

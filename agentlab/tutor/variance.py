@@ -27,7 +27,10 @@ class Dice:
     """Which ways this reply strays: one draw per kind, in a fixed order."""
 
     def __init__(self, temperature, seed, messages):
-        scale = min(float(temperature), MAX_TEMPERATURE) if _positive(temperature) else 0.0
+        self.strays: set[str] = set()
+        if not _positive(temperature):
+            return  # temperature 0 or unset: fully deterministic
+        scale = min(float(temperature), MAX_TEMPERATURE)
         rng = random.Random(_key(seed, messages)) if seed is not None else random.Random()
         draws = {kind: rng.random() for kind in RATES}  # always drawn: reproducible order
         self.strays = {kind for kind, rate in RATES.items() if draws[kind] < rate * scale}
