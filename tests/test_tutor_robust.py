@@ -174,3 +174,16 @@ def test_a_megabyte_of_anything_is_answered_in_well_under_a_few_seconds(name):
     respond("tutor-gullible", *after("weather in Paris", "get_weather", {"city": "Paris"},
                                      json.dumps({"text": text})))
     assert time.perf_counter() - start < 5  # linear: about 1 s here; the old regex took hours
+
+
+def test_a_self_referring_schema_gives_a_small_answer_quickly():
+    wide = {f"p{i}": {"$ref": "#/$defs/N"} for i in range(200)}
+    schema = {"$defs": {"N": {"type": "object", "properties": wide}}, "$ref": "#/$defs/N"}
+    fmt = {"type": "json_schema", "json_schema": {"name": "N", "schema": schema}}
+    start = time.perf_counter()
+    reply = respond("tutor", [{"role": "user", "content": "hi"}], None, response_format=fmt)
+    assert time.perf_counter() - start < 5 and len(reply["content"]) < 1_000_000
+    loop = {"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}
+    check_message(respond("tutor", [{"role": "user", "content": "hi"}], None,
+                          response_format={"type": "json_schema",
+                                           "json_schema": {"name": "A", "schema": loop}}))

@@ -23,6 +23,7 @@ from .reading import Observation, field
 from .words import content_words
 
 MAX_DEPTH = 12  # schemas nested (or recursing through $ref) deeper than this get null
+MAX_VALUES = 5_000  # values built for one schema at most: a self-referring schema stays small
 SYNONYMS = {"time": {"now", "datetime", "date"}, "value": {"result"}, "number": {"result"},
             "temperature": {"temp"}, "city": {"capital"}}
 PROSE = {"answer", "text", "response", "summary", "message", "content", "explanation", "reason",
@@ -66,8 +67,12 @@ class Filler:
 
     def __init__(self, facts: list[Fact], prose: str, root_schema):
         self.facts, self.prose, self.root = facts, prose, root_schema
+        self.built = 0
 
     def value(self, schema, name: str = "", depth: int = 0):
+        self.built += 1
+        if self.built > MAX_VALUES:
+            return None
         schema = self._resolve(schema, depth)
         if schema is True or schema == {}:
             return self._string(name)
