@@ -187,3 +187,17 @@ def test_a_self_referring_schema_gives_a_small_answer_quickly():
     check_message(respond("tutor", [{"role": "user", "content": "hi"}], None,
                           response_format={"type": "json_schema",
                                            "json_schema": {"name": "A", "schema": loop}}))
+
+
+@pytest.mark.parametrize("result", ['{"capital": "City"}', '{"error": "nope"}', "[1, 2, 3]"])
+def test_thousands_of_earlier_calls_are_read_in_linear_time(result):
+    messages = [{"role": "user", "content": "What's the weather in the capital of Peru?"}]
+    for i in range(5000):  # about 1 MB of conversation
+        messages += [{"role": "assistant", "content": None, "tool_calls": [
+                         {"id": f"c{i}", "type": "function", "function": {
+                             "name": "lookup_country", "arguments": f'{{"country": "C{i}"}}'}}]},
+                     {"role": "tool", "tool_call_id": f"c{i}", "content": result}]
+    start = time.perf_counter()
+    for model in PERSONAS:
+        check_message(respond(model, messages, TOOLS))
+    assert time.perf_counter() - start < 5 * len(PERSONAS)  # about 0.2 s each here

@@ -19,7 +19,7 @@ import json
 import re
 
 from .reading import Observation, field
-from .words import Task, content_words, timezone_of
+from .words import MAX_NAMES, Task, content_words, timezone_of
 
 MAX_CALLS = 8  # tool calls in one reply at most, like a real model's parallel calls
 FREE_TEXT = {"query", "q", "question", "text", "prompt", "search", "request", "message", "topic",
@@ -98,10 +98,9 @@ def weather_calls(task: Task, tool: ToolSpec, observations) -> list[Call]:
         return []
     countries = {c.lower() for c in task.countries}
     cities = [p for p in task.places if p.lower() not in countries]
-    cities += [o.result["capital"] for o in observations
-               if isinstance(o.result, dict) and isinstance(o.result.get("capital"), str)]
+    cities += [field(o.result, "capital", str) for o in observations]
     argument = tool.argument("city", "location", "place")
-    return [(tool.name, {argument: city}) for city in cities]
+    return [(tool.name, {argument: city}) for city in [c for c in cities if c][:MAX_NAMES]]
 
 
 def time_calls(task: Task, tool: ToolSpec, observations) -> list[Call]:
@@ -155,9 +154,17 @@ class Plan:
 def plan(task: Task, tools: list[ToolSpec], observations: list[Observation]) -> Plan:
     """The calls the task needs next: those not made yet in this episode."""
     result = Plan([], [])
+    asked = {call_key(o.name, o.arguments) for o in observations if o.well_formed}
+    answered = {}  # tool name -> the arguments of its calls that worked
+    for o in observations:
+        if o.well_formed and not o.error:
+            answered.setdefault(o.name, []).append(o.arguments)
 
     def want(tool: ToolSpec, arguments: dict):
-        if not made(tool, arguments, observations, result.calls) and len(result.calls) < MAX_CALLS:
+        key = call_key(tool.name, arguments)
+        if len(result.calls) < MAX_CALLS and key not in asked and not _answered_already(
+                tool, arguments, answered.get(tool.name, [])):
+            asked.add(key)
             result.calls.append((tool.name, arguments))
 
     for words, rule in RULES:
@@ -177,23 +184,15 @@ def plan(task: Task, tools: list[ToolSpec], observations: list[Observation]) -> 
     return result
 
 
-def made(tool: ToolSpec, arguments: dict, observations: list[Observation], planned: list) -> bool:
-    """Was this call made already (or planned)? A call that left out only optional arguments
-    counts as the same call: get_time() has been asked when get_time(timezone="UTC") is wanted.
+def _answered_already(tool: ToolSpec, arguments: dict, worked: list[dict]) -> bool:
+    """Did a call that left out only optional arguments already work? get_time() has
+    answered when get_time(timezone="UTC") is wanted. (A failed call is never redone as is.)
 
-    Example: planned get_time {"timezone": "UTC"}, made get_time {} -> True
+    Example: wanted {"timezone": "UTC"}, worked [{}] -> True
     """
-    key = call_key(tool.name, arguments)
-    if any(call_key(*call) == key for call in planned):
-        return True
-    for o in observations:
-        if o.name != tool.name or not o.well_formed:  # a malformed call asked for nothing
-            continue
-        if o.error:  # a failed call counts only if it was exactly this one (no blind retries)
-            given = arguments
-        else:
-            given = {k: v for k, v in arguments.items() if k in o.arguments or k in tool.required}
-        if call_key(o.name, o.arguments) == call_key(tool.name, given):
+    for given in worked[:MAX_NAMES]:
+        needed = {k: v for k, v in arguments.items() if k in given or k in tool.required}
+        if call_key(tool.name, given) == call_key(tool.name, needed):
             return True
     return False
 
