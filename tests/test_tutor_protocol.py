@@ -6,6 +6,7 @@ import json
 import jsonschema
 import pytest
 
+from agentlab import run_agent
 from agentlab.toolkit import COURSE_TOOLS, calculate, get_time
 from agentlab.tutor import respond
 
@@ -44,11 +45,18 @@ def run(tools=TOOLS, task=CHAPTER, max_steps=6, **options):
 
 def test_tool_calls_come_with_a_sentence_saying_what_and_why():
     reply = respond("tutor", [{"role": "user", "content": CHAPTER}], TOOLS)
-    assert reply["content"] == ('To answer, I need get_time(timezone="UTC") and '
-                                'calculate(expression="17 * 23 + sqrt(144)") first.')
-    later = run(task="What's the weather in the capital of Peru?",
-                tools=[t.schema for t in COURSE_TOOLS])
-    assert all(r["content"] for r in later)
+    assert reply["content"] == ("To answer, I need the current time and the value of "
+                                "17 * 23 + sqrt(144), so I'll call get_time and calculate.")
+    peru = run_agent("What's the weather in the capital of Peru?", COURSE_TOOLS)
+    assert [s.message["content"] for s in peru.steps[:2]] == [
+        "To answer, I need the facts about Peru, so I'll call lookup_country.",
+        "Next I need the weather in Lima, so I'll call get_weather."]
+
+
+def test_the_sentence_explains_the_calls_actually_sent():
+    one = respond("tutor", [{"role": "user", "content": CHAPTER}], TOOLS,
+                  parallel_tool_calls=False)
+    assert one["content"] == "To answer, I need the current time, so I'll call get_time."
 
 
 def test_tutor_terse_calls_tools_without_reasoning():

@@ -27,6 +27,7 @@ Left out on purpose: any real language understanding. The tutor is a teaching pr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from . import answers, planning, structured
@@ -67,8 +68,7 @@ def well_behaved_reply(turn: Turn) -> Reply:
     names = [t.name for t in turn.tools]
     plan = planning.plan(turn.task, turn.tools, seen)
     if plan.calls:
-        return Reply(as_calls(plan.calls), answers.answer(turn.task, seen, names),
-                     answers.thought(plan.calls, seen))
+        return Reply(as_calls(plan.calls), answers.answer(turn.task, seen, names))
     if plan.missing and not seen:  # a tool fits, but the task leaves out an argument
         return Reply([], answers.ask_for(*plan.missing[0]))
     text = answers.answer(turn.task, seen, names)
@@ -98,11 +98,10 @@ def stray(reply: Reply, dice: Dice, turn: Turn) -> Reply:
         other = next(iter(others), None)
         if other:
             arguments, _ = planning.fill_arguments(other, turn.task, {})
-            reply = Reply([(other.name, json.dumps(arguments or {}))], reply.text,
-                          answers.thought([(other.name, arguments or {})], seen))
+            reply = Reply([(other.name, json.dumps(arguments or {}))], reply.text)
     if "malformed_argument" in dice and reply.calls:
         (name, arguments), *rest = reply.calls
-        reply = Reply([(name, arguments[:-1]), *rest], reply.text, reply.thought)
+        reply = dataclasses.replace(reply, calls=[(name, arguments[:-1]), *rest])
     return reply
 
 
@@ -116,7 +115,7 @@ def follow_tool_choice(reply: Reply, turn: Turn, tool_choice, parallel: bool) ->
     elif tool_choice == "required" and not reply.calls:
         reply = _some_call(reply, turn)
     if not parallel:
-        reply = Reply(reply.calls[:1], reply.text, reply.thought)
+        reply = dataclasses.replace(reply, calls=reply.calls[:1])
     return reply
 
 
@@ -137,7 +136,7 @@ def _only(reply: Reply, name: str, turn: Turn) -> Reply:
     """Only calls to the named tool; if none was planned, one built from its schema."""
     kept = [call for call in reply.calls if call[0] == name]
     if kept:
-        return Reply(kept, reply.text, reply.thought)
+        return dataclasses.replace(reply, calls=kept)
     spec = next((t for t in turn.tools if t.name == name), None)
     return Reply([_call_from_schema(spec, name, turn, reply.text)], reply.text)
 
@@ -159,6 +158,14 @@ def _call_from_schema(spec: ToolSpec | None, name: str, turn: Turn, text: str) -
     return name, json.dumps(arguments)
 
 
+def _reasoning(reply: Reply, turn: Turn, wants_json: bool) -> str | None:
+    """The sentence sent beside the calls: none where the client expects JSON content."""
+    if wants_json or not (reply.thought or reply.explain):
+        return None
+    descriptions = {t.name: t.description for t in turn.tools}
+    return reply.thought or answers.thought(reply.calls, turn.episode.observations, descriptions)
+
+
 def as_message(reply: Reply, turn: Turn, response_format) -> dict:
     """The reply as a chat-completions assistant message."""
     wants_json, schema = structured.schema_of(response_format)
@@ -166,7 +173,7 @@ def as_message(reply: Reply, turn: Turn, response_format) -> dict:
         calls = [{"id": f"call_{turn.episode.turn}_{i}", "type": "function",
                   "function": {"name": name, "arguments": arguments}}
                  for i, (name, arguments) in enumerate(reply.calls)]
-        return {"role": "assistant", "content": None if wants_json else reply.thought,
+        return {"role": "assistant", "content": _reasoning(reply, turn, wants_json),
                 "tool_calls": calls}
     content = reply.text
     if wants_json:

@@ -241,24 +241,54 @@ def give_up(name: str, error: str) -> str:
 # Reasoning before acting
 
 
-def thought(calls: list, observations: list[Observation]) -> str:
-    """A short sentence before tool calls saying what the tutor is about to do, and why.
+def thought(calls: list[tuple[str, str]], observations: list[Observation],
+            descriptions: dict[str, str]) -> str:
+    """A short sentence before tool calls: what the tutor needs, and which calls get it.
 
-    Example: [("get_weather", {"city": "Paris"})], no results yet
-             -> 'To answer, I need get_weather(city="Paris") first.'
+    Example: [("get_time", '{"timezone": "UTC"}'), ("calculate", '{"expression": "6 * 7"}')]
+             -> "To answer, I need the current time and the value of 6 * 7, so I'll call
+                 get_time and calculate."
     """
-    listed = _join([_call_text(name, arguments) for name, arguments in calls])
-    if not observations:
-        return f"To answer, I need {listed} first."
-    if observations[-1].error:
-        return f"The last call failed ({observations[-1].error[:80]}), so next: {listed}."
-    return f"Using what I found so far, next I need {listed}."
+    needs = _join(list(dict.fromkeys(
+        purpose(name, arguments, descriptions.get(name, "")) for name, arguments in calls)))
+    tools = _join(list(dict.fromkeys(name for name, _ in calls)))
+    if observations and observations[-1].error:
+        return f"The last call failed ({observations[-1].error[:80]}), so now I'll call {tools}."
+    if observations:
+        return f"Next I need {needs}, so I'll call {tools}."
+    return f"To answer, I need {needs}, so I'll call {tools}."
 
 
-def _call_text(name: str, arguments) -> str:
-    """Example: ("get_time", {"timezone": "UTC"}) -> 'get_time(timezone="UTC")' """
-    if not isinstance(arguments, dict):
-        return f"{name}(...)"
-    shown = [f"{k}={json.dumps(v, ensure_ascii=False, default=str)[:60]}"
-             for k, v in list(arguments.items())[:4]]
-    return f"{name}({', '.join(shown)})"
+def purpose(name: str, arguments: str, description: str) -> str:
+    """What a call is for, in a few words.
+
+    Example: ("get_weather", '{"city": "Paris"}', "") -> "the weather in Paris"
+             ("order_pizza", '{"count": 3}', "Order pizzas for delivery.")
+             -> "to order pizzas for delivery"
+    """
+    values = [v for v in _arguments(arguments).values() if isinstance(v, (str, int, float))]
+    about = " ".join(str(v) for v in values[:2])[:60]
+    lower = name.lower()
+    if re.search("time|clock", lower):
+        return "the current time" + f" in {about}" * (bool(about) and about != "UTC")
+    if re.search("calc|math|arithmetic", lower):
+        return f"the value of {about or 'a sum'}"
+    if "weather" in lower:
+        return f"the weather in {about or 'a city'}"
+    if "country" in lower:
+        return f"the facts about {about or 'a country'}"
+    summary = description.split(". ")[0].strip().rstrip(".")[:80]
+    if summary:
+        return "to " + summary[:1].lower() + summary[1:]
+    return f"what {name} says"
+
+
+def _arguments(arguments: str) -> dict:
+    """A call's arguments, or {} when they are not a JSON object (a slip is explained too)."""
+    try:
+        value = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return value

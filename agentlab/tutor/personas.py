@@ -39,7 +39,8 @@ class Reply:
 
     calls: list[tuple[str, str]]  # (tool name, arguments as JSON text: may be malformed)
     text: str                     # the answer, used when there are no calls
-    thought: str | None = None    # a sentence of reasoning sent alongside the calls
+    thought: str | None = None    # what it says alongside the calls (None: explain them)
+    explain: bool = True          # say what the calls are for? (tutor-terse does not)
 
 
 def as_calls(planned: list[Call]) -> list[tuple[str, str]]:
@@ -57,7 +58,7 @@ def well_behaved(turn: Turn, reply: Reply) -> Reply:
 
 def terse(turn: Turn, reply: Reply) -> Reply:
     """Like tutor, but calls tools without a word of reasoning (as many models do)."""
-    return dataclasses.replace(reply, thought=None)
+    return dataclasses.replace(reply, thought=None, explain=False)
 
 
 def looper(turn: Turn, reply: Reply) -> Reply:
@@ -99,7 +100,7 @@ def sloppy(turn: Turn, reply: Reply) -> Reply:
         return Reply([], answers.give_up(name, tries[-1].error or ""))
     if stage >= len(MISTAKES):
         return reply
-    return Reply([(name, MISTAKES[stage](arguments))], reply.text, reply.thought)
+    return dataclasses.replace(reply, calls=[(name, MISTAKES[stage](arguments))])
 
 
 def verbose(turn: Turn, reply: Reply) -> Reply:
