@@ -1,0 +1,304 @@
+"""Reading the conversation: what was asked, which calls were made, and what the tools said.
+
+Example:
+    [user "What is 2 + 2?", assistant calls calculate {"expression": "2 + 2"}, tool "4"]
+    -> Episode(task="What is 2 + 2?", observations=[Observation("calculate", ..., result=4)])
+
+Tool results are read leniently, as a model reads them: JSON where the text is JSON, the fields
+that survived a cut where the loop truncated it, the text itself otherwise. Histories written
+as text (smolagents writes "Calling tools:\n[...]" and "Observation:\n..." into ordinary
+messages) are turned into the API's shape first. Everything here takes time linear in the
+size of the conversation, and nothing here raises on a schema-valid request.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+
+from pydantic_core import from_json
+
+CALLING = "Calling tools:"
+MAX_TEXT_CALLS_CHARS = 200_000  # a tool-call list written as text longer than this is not read
+MAX_DEPTH = 32  # results nested deeper than this are read as plain text
+
+
+@dataclasses.dataclass
+class Observation:
+    """One tool call the model made in this episode, and what came back."""
+
+    name: str
+    arguments: dict
+    raw_arguments: str
+    result: object        # parsed leniently: dict, list, number... or the text itself
+    error: str | None     # what the result says went wrong, if it reports an error
+    well_formed: bool = True  # were the arguments a JSON object?
+
+
+@dataclasses.dataclass
+class Episode:
+    """The current task and everything the tools said since it was asked."""
+
+    task: str
+    observations: list[Observation]
+    turn: int  # assistant messages so far: numbers the ids of new tool calls
+
+
+def field(record, key: str, kind, default=None):
+    """record[key] if the record is a dict and the value has the expected kind, else default.
+
+    Example: field({"city": "Oslo"}, "city", str) -> "Oslo"
+             field({"city": 7}, "city", str) -> None
+    """
+    value = record.get(key) if isinstance(record, dict) else None
+    return value if isinstance(value, kind) else default
+
+
+def text_of(message: dict) -> str:
+    """A message's text, whether its content is a string or a list of content parts.
+
+    Example: {"content": [{"type": "text", "text": "hi"}, {"type": "image_url"}]} -> "hi"
+    """
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return " ".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def read(messages: list) -> Episode:
+    """The episode the next reply belongs to: the last question and the tool results since."""
+    if not isinstance(messages, list):
+        messages = []
+    messages = as_api_messages([m for m in messages if isinstance(m, dict)])
+    episode = messages[_episode_start(messages):]
+    task = next((text_of(m) for m in episode if m.get("role") == "user"), "")
+    results = {m.get("tool_call_id"): text_of(m) for m in episode if m.get("role") == "tool"}
+    calls = [c for m in episode if m.get("role") == "assistant" for c in _calls_of(m)]
+    observations = [_observation(c, results[c["id"]]) for c in calls
+                    if field(c, "id", str) in results]
+    turns = sum(1 for m in messages if m.get("role") == "assistant")
+    return Episode(task, observations, turns)
+
+
+def _episode_start(messages: list[dict]) -> int:
+    """Where the last question's episode starts: after the plain answer before it.
+
+    A plain answer closes an episode; a request with no new question after it (a client
+    asking for the same answer as JSON, say) still belongs to the episode it closed.
+    Example: [user, assistant calls, tool, assistant "answer", user] -> 4
+             [user, assistant calls, tool, assistant "answer"]       -> 0
+    """
+    last_question = max((i for i, m in enumerate(messages) if m.get("role") == "user"),
+                        default=0)
+    start = 0
+    for i, m in enumerate(messages[:last_question]):
+        if m.get("role") == "assistant" and not _calls_of(m):
+            start = i + 1
+    return start
+
+
+def _calls_of(message: dict) -> list[dict]:
+    return [c for c in field(message, "tool_calls", list, []) if isinstance(c, dict)]
+
+
+def _observation(call: dict, content: str) -> Observation:
+    function = field(call, "function", dict, {})
+    raw = _arguments_text(function.get("arguments"))
+    arguments = _json_or(raw, None)
+    well_formed = isinstance(arguments, dict) and shallow(arguments)
+    if not well_formed:
+        arguments = {}
+    result = parse_result(content)
+    return Observation(field(function, "name", str, ""), arguments, raw, result,
+                       error_in(result), well_formed)
+
+
+def _arguments_text(arguments) -> str:
+    """A call's arguments as JSON text, as the API sends them (some clients send a dict).
+
+    Example: '{"a": 1}' -> '{"a": 1}';  {"a": 1} -> '{"a": 1}';  None -> '{}'
+    """
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps({} if arguments is None else arguments, default=str)
+
+
+def _json_or(text: str, default):
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return default
+
+
+def parse_result(text: str):
+    """A tool result's text as data, read leniently.
+
+    Example: '{"city": "Oslo", "temp_c": -3, "conditions": "sn\\n...[truncated: 9 of 60 ...]'
+             -> {"city": "Oslo", "temp_c": -3}   (the field cut in half is left out)
+    Example: '403' -> 403;  'it rained' -> 'it rained'
+    """
+    body = _without_cut_marker(text)
+    value = _json_or(body, text)
+    if value is text and body.lstrip().startswith(("{", "[")):
+        value = _partial_json(body, text)
+    if not shallow(value):
+        return text
+    return value
+
+
+def _partial_json(body: str, text: str):
+    """The fields of cut JSON that survived the cut, or the text if there are none."""
+    if body[-1:].isdigit():  # a number at the very end may have been cut short: drop it
+        body = body.rstrip("0123456789.-+eE")
+    try:
+        partial = from_json(body, allow_partial=True)
+    except ValueError:  # not JSON after all
+        return text
+    if not isinstance(partial, (dict, list)):
+        return text
+    return partial
+
+
+def shallow(value, max_depth: int = MAX_DEPTH) -> bool:
+    """True if the data nests at most max_depth deep (the tutor reads no deeper).
+
+    Example: [[1]] -> True;  a list nested 1,000 deep -> False
+    """
+    level = [value]
+    for _ in range(max_depth + 1):
+        level = [v for item in level if isinstance(item, (dict, list))
+                 for v in _children(item)]
+        if not level:
+            return True
+    return False
+
+
+def _without_cut_marker(text: str) -> str:
+    """The text without the marker a loop adds when it cuts a result.
+
+    Example: '{"a": 1, "b": "xy\\n...[truncated: 6,000 of 10,000 characters cut]'
+             -> '{"a": 1, "b": "xy'
+    """
+    tail = text[-120:]
+    at = tail.rfind("[truncated")
+    if at < 0:
+        return text
+    return text[: len(text) - len(tail) + at].rstrip().rstrip(".").rstrip()
+
+
+def _children(container) -> list:
+    """Example: {"a": 1, "b": [2]} -> [1, [2]];  [3, 4] -> [3, 4]"""
+    if isinstance(container, dict):
+        return list(container.values())
+    return container
+
+
+def error_in(result) -> str | None:
+    """What a result says went wrong, if it reports an error.
+
+    Example: {"error": "unknown tool 'x'"} -> "unknown tool 'x'";  {"error": true} -> "an error"
+    """
+    if isinstance(result, str) and result.lstrip().startswith("Error:"):
+        return result.lstrip()[6:].strip() or "an error"
+    if not isinstance(result, dict) or not result.get("error"):
+        return None
+    error = result["error"]
+    if isinstance(error, str):
+        return error
+    if field(error, "message", str):
+        return error["message"]
+    if error is True:
+        return "an error"
+    return json.dumps(error, default=str)[:500]
+
+
+# ---------------------------------------------------------------------------------------------
+# Histories written as text (smolagents' ToolCallingAgent)
+
+
+def as_api_messages(messages: list[dict]) -> list[dict]:
+    """Tool calls and observations written into message text, turned into the API's shape.
+
+    Example: [assistant "Calling tools:\\n[{'id': 'c1', ..., 'function': {'name': 'get_time',
+              'arguments': {}}}]", user "Observation:\\n{'now': '...'}"]
+             -> [assistant with tool_calls [c1], tool message for c1 with the observation]
+    """
+    out: list[dict] = []
+    pending: list[str] = []  # ids of calls written as text, waiting for their observation
+    for m in messages:
+        text = text_of(m)
+        calls = m.get("role") == "assistant" and not _calls_of(m) and _calls_in_text(text)
+        if calls:
+            thought = text.split(CALLING)[0].strip()
+            if out and out[-1].get("role") == "assistant" and not _calls_of(out[-1]):
+                thought = (text_of(out.pop()) + " " + thought).strip()  # its reasoning, before
+            out.append({"role": "assistant", "content": thought or None, "tool_calls": calls})
+            pending = [c["id"] for c in calls]
+        elif pending and m.get("role") == "user" and _is_observation(text):
+            out.extend(_tool_messages(pending, text))
+            pending = []
+        else:
+            out.append(m)
+    return out
+
+
+def _is_observation(text: str) -> bool:
+    return text.lstrip().startswith(("Observation:", "Call id:", "Error:"))
+
+
+def _calls_in_text(text: str) -> list[dict]:
+    """Tool calls written as a Python or JSON list after "Calling tools:"."""
+    at = text.find(CALLING)
+    if at < 0 or len(text) - at > MAX_TEXT_CALLS_CHARS:
+        return []
+    written = text[at + len(CALLING):].strip()
+    try:
+        calls = ast.literal_eval(written)
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        calls = _json_or(written, [])
+    if not isinstance(calls, list):
+        return []
+    found = []
+    for i, call in enumerate(calls):
+        function = field(call, "function", dict, {})
+        if not field(function, "name", str):
+            continue
+        found.append({"id": field(call, "id", str, f"text_call_{i}"), "type": "function",
+                      "function": {"name": function["name"],
+                                   "arguments": _arguments_text(function.get("arguments"))}})
+    return found
+
+
+def _tool_messages(ids: list[str], text: str) -> list[dict]:
+    """One tool message per pending call: smolagents writes one observation line per call
+    (in the order of the calls' ids), or "Error:" and the error for all of them."""
+    text = text.strip()
+    if text.startswith("Call id:"):
+        text = text.partition("\n")[2]
+    if text.startswith("Error:"):
+        error = text[6:].split("\nNow let's retry")[0].strip()
+        return [{"role": "tool", "tool_call_id": i, "content": json.dumps({"error": error})}
+                for i in ids]
+    text = text.removeprefix("Observation:").strip()
+    lines = text.split("\n")
+    if len(ids) > 1 and len(lines) == len(ids):
+        by_id = dict(zip(sorted(ids), lines))
+        return [{"role": "tool", "tool_call_id": i, "content": _as_json(by_id[i])} for i in ids]
+    return [{"role": "tool", "tool_call_id": i, "content": _as_json(text)} for i in ids]
+
+
+def _as_json(observation: str) -> str:
+    """An observation Python printed (str() of a dict) as JSON, when it is one.
+
+    Example: "{'now': '2026-01-01T00:00:00+00:00'}" -> '{"now": "2026-01-01T00:00:00+00:00"}'
+    """
+    if not observation.startswith(("{", "[")) or len(observation) > MAX_TEXT_CALLS_CHARS:
+        return observation
+    try:
+        return json.dumps(ast.literal_eval(observation), default=str)
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        return observation

@@ -1,0 +1,206 @@
+"""Structured output: JSON that fits a schema, filled from what the tools said.
+
+Used for `response_format` (json_object, json_schema strict or not) and for tools that stand for
+the answer itself (pydantic-ai's `final_result`, smolagents' `final_answer`).
+
+Example: schema {"time": string, "value": number}, after get_time -> {"now": "2026-..."} and
+         calculate -> 403:   {"time": "2026-...", "value": 403}
+
+Each field is matched by name against the results' fields and tools ("time" meets get_time's
+"now", "value" meets a calculation's result); a field nothing matches gets the prose answer
+(strings), the first number found (numbers), false, or the first allowed value. Supported:
+object, array (items as a schema or a list), string, number, integer, boolean, null, enum,
+const, anyOf/oneOf/allOf, local $ref, true/false sub-schemas, minimum/maximum, maxLength,
+minItems/maxItems. Left out on purpose: pattern, format and other string rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .planning import kind_of
+from .reading import Observation, field
+from .words import content_words
+
+MAX_DEPTH = 12  # schemas nested (or recursing through $ref) deeper than this get null
+MAX_VALUES = 5_000  # values built for one schema at most: a self-referring schema stays small
+SYNONYMS = {"time": {"now", "datetime", "date"}, "value": {"result"}, "number": {"result"},
+            "temperature": {"temp"}, "city": {"capital"}}
+PROSE = {"answer", "text", "response", "summary", "message", "content", "explanation", "reason",
+         "reply", "output", "final"}
+
+
+@dataclasses.dataclass
+class Fact:
+    words: set[str]   # the field's name and the tool's name, as words
+    key_words: set[str]
+    value: object
+
+
+def facts_from(observations: list[Observation]) -> list[Fact]:
+    """Every scalar field of every successful result, with the words that name it.
+
+    Example: get_time -> {"now": "2026-01-01T00:00:00+00:00"}
+             -> [Fact({"now", "get", "time"}, {"now"}, "2026-01-01T00:00:00+00:00")]
+    """
+    facts = []
+    for o in observations:
+        if o.error:
+            continue
+        tool_words = content_words(o.name.replace("_", " ")) | set(o.name.lower().split("_"))
+        for key, value in list(_fields(o.result).items())[:50]:
+            if isinstance(value, (str, int, float, bool)):
+                key_words = set(str(key).lower().split("_"))
+                facts.append(Fact(key_words | tool_words, key_words, value))
+    return facts
+
+
+def _fields(result) -> dict:
+    """A result's fields; a bare value is the field "result". Example: 403 -> {"result": 403}"""
+    if isinstance(result, dict):
+        return result
+    return {"result": result}
+
+
+class Filler:
+    """Builds a value for a schema from the facts and the prose answer."""
+
+    def __init__(self, facts: list[Fact], prose: str, root_schema):
+        self.facts, self.prose, self.root = facts, prose, root_schema
+        self.built = 0
+
+    def value(self, schema, name: str = "", depth: int = 0):
+        self.built += 1
+        if self.built > MAX_VALUES:
+            return None
+        schema = self._resolve(schema, depth)
+        if schema is True or schema == {}:
+            return self._string(name)
+        if not isinstance(schema, dict) or depth > MAX_DEPTH:
+            return None
+        if "const" in schema:
+            return schema["const"]
+        if isinstance(schema.get("enum"), list) and schema["enum"]:
+            return self._choice(schema["enum"])
+        for key in ("anyOf", "oneOf", "allOf"):
+            options = field(schema, key, list, [])
+            not_null = [s for s in options if kind_of(self._resolve(s, depth)) != "null"]
+            if options:
+                return self.value((not_null or options)[0], name, depth + 1)
+        if field(schema, "properties", dict) is not None:
+            return self._object(schema, depth)
+        return self._of_kind(kind_of(schema), schema, name, depth)
+
+    def _of_kind(self, kind, schema: dict, name: str, depth: int):
+        if kind == "object":
+            return self._object(schema, depth)
+        if kind == "array":
+            return self._array(schema, name, depth)
+        if kind in ("number", "integer"):
+            return _bounded(self._number(name), schema, kind)
+        if kind == "boolean":
+            return self._fact(name, bool) or False
+        if kind == "null":
+            return None
+        limit = field(schema, "maxLength", int, -1)
+        if limit >= 0:
+            return self._string(name)[:limit]
+        return self._string(name)
+
+    def _object(self, schema: dict, depth: int) -> dict:
+        properties = schema.get("properties")
+        if not isinstance(properties, dict) or not properties:
+            return {"answer": self.prose}
+        return {name: self.value(sub, name, depth + 1)
+                for name, sub in list(properties.items())[:200]}
+
+    def _array(self, schema: dict, name: str, depth: int) -> list:
+        items = schema.get("items", schema.get("prefixItems", True))
+        if isinstance(items, list):  # one schema per position
+            return [self.value(s, name, depth + 1) for s in items[:50]]
+        least, most = field(schema, "minItems", int, 1), field(schema, "maxItems", int, 50)
+        count = max(0, min(max(least, 1), most, 50))
+        return [self.value(items, name, depth + 1)] * count
+
+    def _resolve(self, schema, depth: int):
+        """Follow a local "$ref": "#/$defs/Name" (what pydantic writes for nested models)."""
+        for _ in range(MAX_DEPTH - min(depth, MAX_DEPTH)):
+            ref = field(schema, "$ref", str, "")
+            if not ref.startswith("#"):
+                return schema
+            schema = self.root
+            for part in filter(None, ref.lstrip("#").split("/")):
+                schema = field(schema, part, (dict, bool), {})
+        return schema
+
+    def _fact(self, name: str, kind):
+        """The value of the fact that best matches a field's name, among values of one kind."""
+        words = {w for w in name.lower().replace("-", "_").split("_") if w}
+        words |= {s for w in words for s in SYNONYMS.get(w, ())}
+        best, best_score = None, 0
+        for fact in self.facts:
+            if not isinstance(fact.value, kind) or isinstance(fact.value, bool) != (kind is bool):
+                continue  # True is an int in Python: a flag is not a number
+            score = 2 * len(words & fact.key_words) + len(words & fact.words)
+            if score > best_score:
+                best, best_score = fact.value, score
+        return best
+
+    def _string(self, name: str) -> str:
+        if name.lower() in PROSE or not name:
+            return self.prose
+        found = self._fact(name, str)
+        if found is None:
+            return self.prose
+        return found
+
+    def _number(self, name: str):
+        found = self._fact(name, (int, float))
+        if found is None:  # no field matches: the first number a tool gave, if any
+            found = next((f.value for f in self.facts if _is_number(f.value)), 0)
+        return found
+
+    def _choice(self, options: list):
+        words = content_words(self.prose)
+        named = [o for o in options if content_words(str(o)) and content_words(str(o)) <= words]
+        return (named or options)[0]
+
+
+def _is_number(value) -> bool:
+    return type(value) in (int, float)
+
+
+def _bounded(number, schema: dict, kind: str):
+    """A number kept within the schema's minimum and maximum, whole if it must be an integer.
+
+    Example: 403.0 with {"type": "integer"} -> 403;  -5 with {"minimum": 0} -> 0
+    """
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if _is_number(low) and number < low:
+        number = low
+    if _is_number(high) and number > high:
+        number = high
+    if kind == "integer" or (isinstance(number, float) and number.is_integer()):
+        return int(round(number))
+    return number
+
+
+def fill(schema, observations: list[Observation], prose: str):
+    """A JSON value for the schema, from the episode's results and the prose answer."""
+    return Filler(facts_from(observations), prose, schema).value(schema)
+
+
+def schema_of(response_format) -> tuple[bool, object]:
+    """(does the reply have to be JSON, the schema it must fit or None).
+
+    Example: {"type": "json_schema", "json_schema": {"name": "A", "schema": {...}}} -> (True, {...})
+    """
+    if not isinstance(response_format, dict):
+        return False, None
+    kind = response_format.get("type")
+    if kind == "json_object":
+        return True, None
+    spec = response_format.get("json_schema")
+    if kind == "json_schema" and isinstance(spec, dict):
+        return True, spec.get("schema", True)
+    return False, None

@@ -1,0 +1,135 @@
+"""What a task names: places, other names, numbers, quoted text, content words, a time zone.
+
+Example: Task("Is it colder in oslo or in New York?").places -> ["Oslo", "New York"]
+
+The tutor has no knowledge of the world: it cannot tell a city from a country. It reads what a
+sentence's shape says (a name after "in" or "of", a capitalised phrase, a quoted string) and
+lets the tools' results say the rest. Place names match regardless of case. Every pattern
+here reads each character a bounded number of times, so a task of any size takes linear time.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .expressions import find_expression
+
+STOPWORDS = set("""a an the of in on at to for and or but is are was be it its this that what whats
+which who how when where why do does did should shall will i me my you your get give tell please
+can could would with from by as about now current currently today tonight tomorrow yesterday
+also then if look find search check use compute calculate celsius fahrenheit utc capital
+population currency country weather time temperature there here than more less so take some
+any much many very need want know like hi hello hey thanks summarise summarize write
+explain show translate""".split())
+_CAPITALISED = re.compile(r"[A-Z][a-zA-Z'-]*(?:[ \t]+[A-Z][a-zA-Z'-]*)*")
+_AFTER_PREPOSITION = re.compile(  # a lookahead: "in oslo or in new york" gives both places
+    r"\b(?:in|of|for|at)[ \t]+(?=((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*"
+    r"(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2}))", re.I)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|'([^'\n]{2,200})'")
+_WORD = re.compile(r"[a-z]+")
+MAX_NAMES = 16  # a model's plan names a handful of things, not thousands
+NAMES_WITHIN = 100_000  # names are looked for in the task's first 100,000 characters
+
+
+class Task:
+    """A task's text, and what it names, each worked out once."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.lower = text.lower()
+        self.expression = find_expression(text)
+
+    @functools.cached_property
+    def words(self) -> set[str]:
+        return content_words(self.text)
+
+    @functools.cached_property
+    def numbers(self) -> list[int | float]:
+        found = (m[0] for m in _NUMBER.finditer(self.text))
+        return [float(n) if "." in n else int(n) for n in _first(found, MAX_NAMES)]
+
+    @functools.cached_property
+    def quoted(self) -> list[str]:
+        return [a or b for a, b in _first((m.groups() for m in _QUOTED.finditer(self.text)),
+                                          MAX_NAMES)]
+
+    @functools.cached_property
+    def places(self) -> list[str]:
+        """Names of places and things, in the order the task gives them.
+
+        Example: "What is the capital of kenya?" -> ["Kenya"]
+        """
+        text = self.text[:NAMES_WITHIN]
+        found = [(m.start(1), _trim(m[1])) for m in _AFTER_PREPOSITION.finditer(text)]
+        found += [(m.start(), _trim(m[0])) for m in _CAPITALISED.finditer(text)]
+        names = {}
+        for _, name in sorted((at, n) for at, n in found if n):
+            names.setdefault(name.lower(), name)
+        return _first(names.values(), MAX_NAMES)
+
+    @functools.cached_property
+    def countries(self) -> list[str]:
+        """Places named right after "capital of" (their capital is what the task needs)."""
+        found = re.finditer(r"\bcapital[ \t]+of[ \t]+((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*"
+                            r"(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2})", self.text[:NAMES_WITHIN], re.I)
+        return _first((n for n in (_trim(m[1]) for m in found) if n), MAX_NAMES)
+
+    def mentions(self, *patterns: str) -> bool:
+        """Does a word of the task start with one of these? (one pass over the text)"""
+        return re.search(r"\b(?:" + "|".join(patterns) + ")", self.lower) is not None
+
+
+def _first(items, n: int) -> list:
+    out = []
+    for item in items:
+        if len(out) == n:
+            break
+        out.append(item)
+    return out
+
+
+def _trim(phrase: str) -> str:
+    """A phrase cut at its first stopword, in title case if it was written all lower case.
+
+    Example: "the capital" -> "";  "new york and" -> "New York";  "Paris" -> "Paris"
+    """
+    words = phrase.split()
+    if words and words[0].lower() == "the":
+        words = words[1:]
+    kept = []
+    for word in words:
+        bare = word.lower().removesuffix("'s").replace("'", "")
+        if bare in STOPWORDS:
+            break
+        kept.append(word.removesuffix("'s"))
+    name = " ".join(kept)
+    return name.title() if name.islower() else name
+
+
+def content_words(text: str) -> set[str]:
+    """The words that carry meaning, singular-ish, for matching a task against tools.
+
+    Example: "Search my notes" -> {"search", "note"}
+    """
+    words = (w.rstrip("s") for w in _WORD.findall(text.lower()) if len(w) > 2)
+    return {w for w in words if w and w not in STOPWORDS}
+
+
+@functools.lru_cache(maxsize=1)
+def _zones() -> dict[str, str]:
+    """The last part of every IANA zone name, lower case -> the zone ("tokyo" -> "Asia/Tokyo")."""
+    from zoneinfo import available_timezones  # reads the zone database from disk: once
+
+    return {zone.rsplit("/", 1)[-1].lower(): zone
+            for zone in sorted(available_timezones()) if "/" in zone}
+
+
+def timezone_of(task: Task) -> str:
+    """The IANA zone of a city the task names ("Tokyo" -> "Asia/Tokyo"), else UTC."""
+    for name in task.places:
+        zone = _zones().get(name.replace(" ", "_").lower())
+        if zone:
+            return zone
+    return "UTC"
