@@ -4,9 +4,6 @@ Each case starts from the framework's own agent and tools (tests/compat_framewor
 must end with the right answer: 17 * 23 + sqrt(144) = 403, and the time get_time returned.
 The server runs once per module as a subprocess on a free port of 127.0.0.1, exactly as a
 teacher would start it; nothing reaches the network (a dummy key, tracing and telemetry off).
-
-Cases that need a feature the server or tutor lack are marked xfail(strict=True): when the
-feature lands they pass, the strict mark turns that into a failure, and the mark goes.
 """
 
 from __future__ import annotations
@@ -34,31 +31,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CASE_SECONDS = 30  # an upper bound for one agent run; each takes well under a second here
 
 
-def _xfail(feature: str, branch: str):
-    return pytest.mark.xfail(strict=True, reason=f"needs {feature}: {branch}")
-
-
-STREAM = "stream: true (chat.completion.chunk events)"
-CASES = [
-    pytest.param("smolagents", "plain", marks=_xfail(
-        "tool_choice='required' (a final_answer call) and smolagents' text history",
-        "tutor branch")),
-    pytest.param("smolagents", "stream", marks=_xfail(
-        f"{STREAM}, tool_choice='required' and smolagents' text history",
-        "server and tutor branches")),
-    pytest.param("openai-agents", "plain"),
-    pytest.param("openai-agents", "stream", marks=_xfail(STREAM, "server branch")),
-    pytest.param("openai-agents", "structured", marks=_xfail(
-        "response_format json_schema filled from the results", "tutor branch")),
-    pytest.param("pydantic-ai", "plain"),
-    pytest.param("pydantic-ai", "stream", marks=_xfail(STREAM, "server branch")),
-    pytest.param("pydantic-ai", "structured", marks=_xfail(
-        "tool_choice='required' (a final_result call filled from the results)", "tutor branch")),
-    pytest.param("langchain", "plain"),
-    pytest.param("langchain", "stream", marks=_xfail(STREAM, "server branch")),
-    pytest.param("langchain", "structured", marks=_xfail(
-        "response_format json_schema filled from the whole conversation", "tutor branch")),
-]
+CASES = [(framework, mode) for framework, modes in [
+    ("smolagents", ["plain", "stream"]),
+    ("openai-agents", ["plain", "stream", "structured"]),
+    ("pydantic-ai", ["plain", "stream", "structured"]),
+    ("langchain", ["plain", "stream", "structured"]),
+] for mode in modes]
 
 
 def _free_port() -> int:
@@ -152,7 +130,7 @@ def test_framework_answers_the_course_task(framework, mode, base_url, offline):
 
 def test_the_modes_under_test_are_the_issues_eleven():
     """Every framework and mode the issue names has a case (3 + 3 + 3 + 2)."""
-    pairs = {tuple(case.values) for case in CASES}
+    pairs = set(CASES)
     expected = {(name, mode) for name, modes in frameworks.FRAMEWORK_MODES.items()
                 for mode in modes}
     assert pairs == expected and len(pairs) == 11

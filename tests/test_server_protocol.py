@@ -309,7 +309,6 @@ def test_no_tutor_crash_reaches_the_client_as_a_traceback(case):
         validator("ErrorResponse").validate(payload)
 
 
-@pytest.mark.xfail(strict=True, reason="tutor crash: fixed on the tutor branch")
 @pytest.mark.parametrize("case", TUTOR_CRASHES)
 def test_schema_valid_requests_get_a_200(case):
     status, payload = ask(**TUTOR_CRASHES[case])
@@ -393,7 +392,6 @@ def test_what_frameworks_send_is_accepted(case):
         validator("CreateChatCompletionResponse").validate(payload)
 
 
-@pytest.mark.xfail(strict=True, reason="tutor's super-linear regex: fixed on the tutor branch")
 def test_60_kb_of_parentheses_is_answered_well_under_five_seconds():
     """Run in a child process, so that a stalled regex (which holds the interpreter) can be
     stopped after 5 s instead of holding this test for half a minute."""
