@@ -153,7 +153,7 @@ def test_a_reply_cut_at_the_token_cap_is_truncated_not_answered():
 
 # --- 5. the wind-down always ends with an answer -----------------------------------------------
 
-@tool
+@tool(name="get_weather")  # a name the tutor plans for: one call per city, in one step
 def big_weather(city: str) -> str:
     """Get the weather in a city, with a long report."""
     return f"{city}: " + "rain, " * 2000
@@ -376,3 +376,18 @@ def test_each_charge_belongs_to_its_own_step():
             cost_usd("gpt-4o-mini", step.prompt_tokens, step.completion_tokens), rel=1e-12)
     assert len({s.prompt_tokens for s in run.steps}) == 4  # each step priced on its own usage
     assert run.cost_usd == pytest.approx(sum(s.cost_usd for s in run.steps))
+
+
+def test_an_observer_can_stop_the_run_at_a_step_boundary():
+    from agentlab.loop import StopRun
+
+    def stop_after_two(step):
+        if step.index == 1:
+            raise StopRun("enough for now")
+
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", on_step=stop_after_two)
+    assert run.stop_reason == "interrupted" and run.stop_detail == "enough for now"
+    assert len(run.steps) == 2 and run.answer is None
+    silent = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper",
+                       on_step=lambda step: (_ for _ in ()).throw(StopRun()))
+    assert silent.stop_detail == "stopped by an on_step observer" and len(silent.steps) == 1
