@@ -172,7 +172,9 @@ class Steps:
 
     def __init__(self, run: Run, on_step):
         self.run = run
-        self.observers = on_step if isinstance(on_step, (list, tuple)) else [on_step] if on_step else []
+        if on_step is None:
+            on_step = []
+        self.observers = list(on_step) if isinstance(on_step, (list, tuple)) else [on_step]
 
     def paid(self, index: int, response, messages_sent: int, last: Stop | None) -> Step:
         """A step is recorded as soon as its model call returns: that call is paid for, and a

@@ -82,7 +82,9 @@ class ChatClient:
         return model or self.default_model
 
     def chat(self, model: str | None = None, messages: list | None = None, tools=None, *,
-             tool_choice=None, max_tokens: int | None = None, timeout: float | None = None) -> Response:
+             tool_choice=None, max_tokens: int | None = None,
+             timeout: float | None = None) -> Response:
+        """One chat completion. timeout: seconds the call may take in all, retries included."""
         model = model or self.default_model
         kwargs: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
@@ -115,7 +117,8 @@ class ChatClient:
         deadline = None if timeout is None else time.perf_counter() + timeout
         for attempt in range(self.sdk.max_retries + 1):
             left = None if deadline is None else max(deadline - time.perf_counter(), 0.001)
-            sdk = self.sdk.with_options(max_retries=0, **({} if left is None else {"timeout": left}))
+            options = {"max_retries": 0} if left is None else {"max_retries": 0, "timeout": left}
+            sdk = self.sdk.with_options(**options)
             try:
                 return sdk.chat.completions.create(**kwargs)
             except (openai.APIConnectionError, openai.APIStatusError) as e:  # timeouts included

@@ -41,7 +41,8 @@ class Price:
     model: str = "custom"
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
+        dollars = prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok
+        return dollars / 1e6
 
 
 def cost_usd(priced_as, prompt_tokens: int, completion_tokens: int) -> float:
@@ -78,7 +79,8 @@ def _flat_price(model: str) -> Price | None:
         calc = calc_price(Usage(input_tokens=1, output_tokens=1), model_ref=model)
     except LookupError as e:
         raise Unpriceable(f"genai-prices has no price for model {model!r} ({e}); pass "
-                          "priced_as='<a model it knows>' or priced_as=Price(...) to connect()") from None
+                          "priced_as='<a model it knows>' or priced_as=Price(...) to "
+                          "connect()") from None
     entry = calc.model_price
     if isinstance(entry.input_mtok, Decimal) and isinstance(entry.output_mtok, Decimal):
         return Price(float(entry.input_mtok), float(entry.output_mtok), calc.model.id)

@@ -58,7 +58,8 @@ class Tool:
             "name": self.name, "description": self.description, "parameters": self.parameters}}
 
     def __repr__(self):
-        return f"Tool({self.name!r}: {self.description.splitlines()[0] if self.description else ''})"
+        first_line = self.description.splitlines()[0] if self.description else ""
+        return f"Tool({self.name!r}: {first_line})"
 
 
 def tool(function=None, *, name: str | None = None, description: str | None = None):
@@ -324,7 +325,8 @@ class Toolbox:
                 if name not in implementations:
                     raise ValueError(f"schema {name!r} has no implementation")
                 self.tools[name] = Tool(name, spec.get("description", ""),
-                                        spec.get("parameters", {"type": "object", "properties": {}}),
+                                        spec.get("parameters", {"type": "object",
+                                                                "properties": {}}),
                                         implementations[name])
         else:
             for item in tools:
@@ -363,7 +365,8 @@ class Toolbox:
         import fastjsonschema
 
         if name not in self._validators:
-            self._validators[name] = _validator(json.dumps(self.tools[name].parameters, sort_keys=True))
+            schema = json.dumps(self.tools[name].parameters, sort_keys=True)
+            self._validators[name] = _validator(schema)
         try:
             self._validators[name](arguments)
         except fastjsonschema.JsonSchemaValueException as e:
@@ -393,7 +396,8 @@ class Toolbox:
             return refuse(f"the arguments for {name} are not valid JSON ({e}); send one JSON "
                           "object with the arguments by name")
         if not isinstance(arguments, dict):
-            return refuse(f"the arguments for {name} must be a JSON object, not {type(arguments).__name__}")
+            return refuse(f"the arguments for {name} must be a JSON object, not "
+                          f"{type(arguments).__name__}")
         problem = self._schema_error(name, arguments)
         if problem:
             return refuse(f"wrong arguments for {name}: {problem}", arguments=arguments)

@@ -252,7 +252,8 @@ def test_an_api_error_quoting_a_key_longer_than_the_cut_is_masked(monkeypatch):
         return 401, {"error": {"message": "x" * 480 + f" {FAKE_KEY}", "type": "auth",
                                "param": None, "code": None}}, 0.0
 
-    run = run_agent(COAT, COURSE_TOOLS, client=connect("tutor", transport=make_transport(unauthorized)))
+    client = connect("tutor", transport=make_transport(unauthorized))
+    run = run_agent(COAT, COURSE_TOOLS, client=client)
     assert run.stop_reason == "error" and FAKE_KEY[:8] not in run.stop_detail
 
 
