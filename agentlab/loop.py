@@ -138,7 +138,7 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
                 return end(run, clock, stop)
             last = wind_down and last_step(index, limits, spend, clock, run, messages, schemas)
             if last:                                                        # WIND-DOWN (optional)
-                messages.append(wind_down_request(last))
+                messages.append(wind_down_request(last))  # last: the Stop this step will make
             if stop := budget_before(spend, messages, schemas, limits):     # BUDGET (look ahead)
                 return end(run, clock, stop)
             try:                                                            # 1. THINK

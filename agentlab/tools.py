@@ -342,6 +342,8 @@ class Toolbox:
         """Accept a Toolbox, a list of @tool functions, or the chapter's (schemas, impls) pair."""
         if isinstance(tools, Toolbox):
             return tools
+        if tools is None:
+            return cls()
         if (isinstance(tools, tuple) and len(tools) == 2 and isinstance(tools[1], dict)):
             return cls(tools[0], tools[1])
         if isinstance(tools, (str, bytes)):
