@@ -187,7 +187,9 @@ def test_ctrl_c_during_a_tool_returns_the_run_with_its_finished_steps():
 
     client = connect(respond=call_then_answer("get_weather", {"city": "Paris"}))
     run = run_agent(COAT, [get_weather], client=client)
-    assert run.stop_reason == "interrupted" and "Ctrl-C" in run.stop_detail
+    assert run.stop_reason == "interrupted"
+    assert run.stop_detail == ("interrupted by Ctrl-C (KeyboardInterrupt); the finished steps "
+                               "are kept")
     assert len(run.steps) == 1 and run.cost_usd > 0  # the paid model call is kept
     assert Run.from_json(run.to_json()) == run
     asked = [c["id"] for m in run.messages for c in m.get("tool_calls") or []]
@@ -392,3 +394,70 @@ def test_an_observer_can_stop_the_run_at_a_step_boundary():
     silent = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper",
                        on_step=lambda step: (_ for _ in ()).throw(StopRun()))
     assert silent.stop_detail == "stopped by an on_step observer" and len(silent.steps) == 1
+
+
+# --- the wind-down's look-ahead, at its edges ---------------------------------------------------
+
+def look_ahead(max_usd, mode="before", left=None, step_seconds=()):
+    """last_step on a one-message conversation, with a stub clock and finished steps."""
+    from types import SimpleNamespace
+
+    from agentlab.loop import last_step
+    from agentlab.records import Step
+
+    spend = Budget(max_usd, PRICE, mode)
+    run = SimpleNamespace(steps=[Step(index=i, message={}, model_seconds=s)
+                                 for i, s in enumerate(step_seconds)])
+    clock = SimpleNamespace(left=lambda: left)
+    schemas = [calculate.schema]
+    return last_step(0, Limits(max_steps=5), spend, clock, run, [{"role": "user",
+                                                                  "content": "hi"}], schemas)
+
+
+def two_calls_cost():
+    from agentlab.loop import _after_this_step
+
+    spend, limits, messages = Budget(1.0, PRICE), Limits(max_steps=5), [{"role": "user",
+                                                                          "content": "hi"}]
+    return (spend.call_bound(messages, [calculate.schema], limits.max_output_tokens)
+            + spend.call_bound(_after_this_step(messages, limits), [calculate.schema],
+                               limits.max_output_tokens))
+
+
+def test_the_wind_down_starts_when_this_call_and_the_answer_no_longer_both_fit():
+    needed = two_calls_cost()
+    assert look_ahead(needed) is None  # exactly enough for this call and the final answer
+    stop = look_ahead(needed * (1 - 1e-6))
+    assert stop.reason == "max_cost"
+    assert stop.detail == "Budget nearly spent: there is money for one more call only"
+    assert look_ahead(needed * 0.5, mode="after") is None  # the chapter's mode has no look-ahead
+    assert look_ahead(None) is None
+
+
+def test_the_wind_down_starts_when_less_than_two_steps_of_time_are_left():
+    assert look_ahead(None, left=2.0, step_seconds=[1.0, 1.0]) is None  # exactly two steps left
+    assert look_ahead(None, left=2.5, step_seconds=[1.5, 0.5]) is None  # the mean step, not sum
+    stop = look_ahead(None, left=1.99, step_seconds=[1.0, 1.0])
+    assert stop.reason == "max_seconds" and stop.detail.startswith("Time nearly up")
+    assert look_ahead(None, left=0.1) is None  # no step yet: no measure of a step's time
+
+
+def test_the_step_limit_note_counts_steps_from_one():
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", wind_down=True,
+                    limits=Limits(max_steps=3))
+    assert run.messages[-2]["content"].startswith(
+        "[agentlab] Step limit reached: this is step 3 of 3. Do not call tools")
+
+
+def test_an_unpriced_response_is_charged_the_bound_of_its_own_call():
+    def no_usage(method, path, body):
+        status, payload, delay = handle(method, path, body)
+        payload.pop("usage", None)
+        return status, payload, delay
+
+    client = connect("tutor", transport=make_transport(no_usage))
+    run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=None))
+    first = run.steps[0]
+    bound = Budget(None, "gpt-4o-mini").call_bound(
+        run.messages[:2], Toolbox(COURSE_TOOLS).schemas, Limits().max_output_tokens)
+    assert first.cost_estimated and first.cost_usd == bound
