@@ -305,7 +305,10 @@ def _after_this_step(messages: list[dict], limits: Limits) -> list[dict]:
     wind-down request. The next call is priced on that, not on today's shorter conversation.
 
     Example: with max_output_tokens=1024, max_result_chars=4000: messages + a 4096-character
-             reply + 3 results of about 4,060 characters + the wind-down request.
+             reply + 3 results of 4,060 characters + the wind-down request.
+    The guarantee has two edges: a step asking for more than 3 calls, and max_result_chars=None
+    (results of any size; 4,000 characters are assumed). Within them, a run whose budget
+    affords one call always ends with an answer.
     """
     reply = {"role": "assistant", "content": "x" * (4 * limits.max_output_tokens)}
     size = (limits.max_result_chars or 4000) + 60  # + the truncation marker

@@ -461,3 +461,18 @@ def test_an_unpriced_response_is_charged_the_bound_of_its_own_call():
     bound = Budget(None, "gpt-4o-mini").call_bound(
         run.messages[:2], Toolbox(COURSE_TOOLS).schemas, Limits().max_output_tokens)
     assert first.cost_estimated and first.cost_usd == bound
+
+
+def test_the_look_ahead_prices_the_conversation_as_it_could_stand_after_this_step():
+    from agentlab.loop import _after_this_step
+
+    messages = [{"role": "user", "content": "hi"}]
+    after = _after_this_step(messages, Limits(max_output_tokens=10, max_result_chars=100))
+    assert after[0] is messages[0] and len(after) == 6
+    assert after[1] == {"role": "assistant", "content": "x" * 40}  # a reply at the cap
+    assert after[2:5] == [{"role": "tool", "tool_call_id": "call_reserved",
+                           "content": "x" * 160}] * 3  # three results, cut, with a marker
+    assert after[5] == {"role": "user", "content": "[agentlab] Budget nearly spent. Do not call "
+                        "tools; answer now with what you have gathered."}
+    unlimited = _after_this_step(messages, Limits(max_result_chars=None))
+    assert len(unlimited[2]["content"]) == 4060
