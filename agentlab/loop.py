@@ -139,6 +139,7 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
             last = wind_down and last_step(index, limits, spend, clock, run, messages, schemas)
             if last:                                                        # WIND-DOWN (optional)
                 messages.append(wind_down_request(last))  # last: the Stop this step will make
+                make_room_for_the_answer(spend, messages, schemas, limits, run)
             if stop := budget_before(spend, messages, schemas, limits):     # BUDGET (look ahead)
                 return end(run, clock, stop)
             try:                                                            # 1. THINK
@@ -306,9 +307,8 @@ def _after_this_step(messages: list[dict], limits: Limits) -> list[dict]:
 
     Example: with max_output_tokens=1024, max_result_chars=4000: messages + a 4096-character
              reply + 3 results of 4,060 characters + the wind-down request.
-    The guarantee has two edges: a step asking for more than 3 calls, and max_result_chars=None
-    (results of any size; 4,000 characters are assumed). Within them, a run whose budget
-    affords one call always ends with an answer.
+    A step asking for more than 3 calls, or results of any size (max_result_chars=None), can
+    still overflow this reserve: make_room_for_the_answer then withholds its newest results.
     """
     reply = {"role": "assistant", "content": "x" * (4 * limits.max_output_tokens)}
     size = (limits.max_result_chars or 4000) + 60  # + the truncation marker
@@ -316,6 +316,30 @@ def _after_this_step(messages: list[dict], limits: Limits) -> list[dict]:
                for _ in range(WIND_DOWN_RESERVED_RESULTS)]
     request = wind_down_request(Stop("max_cost", "Budget nearly spent"))
     return [*messages, reply, *results, request]
+
+
+WITHHELD = ('{"error": "result withheld: the budget leaves room only for your final answer; '
+            'answer with what you have"}')
+
+
+def make_room_for_the_answer(spend: Budget, messages, schemas, limits, run: Run) -> None:
+    """The wind-down's last resort, for a step whose results came in larger than the look-ahead
+    allowed for (more than 3 calls, or max_result_chars=None): withhold the newest results,
+    one by one, until the final call fits the budget. The records show what the model saw.
+
+    Example: 8 results of 4,000 characters and money for 3 -> the newest 5 become WITHHELD.
+    """
+    withheld = {}
+    for message in reversed(messages):
+        if spend.refuse_call(messages, schemas, limits.max_output_tokens) is None:
+            break
+        if message["role"] == "assistant":  # only this step's results, never older ones
+            break
+        if message["role"] == "tool" and message["content"] != WITHHELD:
+            message["content"] = withheld[message["tool_call_id"]] = WITHHELD
+    for call in run.steps[-1].tool_calls if run.steps and withheld else []:
+        if call.id in withheld:
+            call.result, call.error = WITHHELD, "withheld to leave money for the final answer"
 
 
 def wind_down_request(last: Stop) -> dict:

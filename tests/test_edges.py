@@ -476,3 +476,32 @@ def test_the_look_ahead_prices_the_conversation_as_it_could_stand_after_this_ste
                         "tools; answer now with what you have gathered."}
     unlimited = _after_this_step(messages, Limits(max_result_chars=None))
     assert len(unlimited[2]["content"]) == 4060
+
+
+def test_the_wind_down_answers_even_after_more_results_than_it_reserved_room_for():
+    @tool(name="get_weather")
+    def long_weather(city: str) -> str:
+        """Get the weather in a city, with a long report."""
+        return "rain, " * 1000
+
+    def eight_calls_then_answer(model, messages, tools, tool_choice, **options):
+        if tool_choice == "none" or messages[-1]["role"] == "tool":
+            return {"role": "assistant", "content": "It rains everywhere."}
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": "get_weather", "arguments": json.dumps({"city": f"c{i}"})}}
+            for i in range(8)]}
+
+    client = connect(respond=eight_calls_then_answer)
+    endings = []
+    for i in range(40):
+        budget = 0.0005 * 1.1 ** i
+        run = run_agent("Weather in eight cities?", [long_weather], client=client,
+                        wind_down=True, limits=Limits(max_cost_usd=budget))
+        if run.steps:
+            endings.append((run.answer, run.cost_usd <= budget, run.steps[0].tool_calls))
+    assert len(endings) >= 30
+    assert all(answer == "It rains everywhere." and within for answer, within, _ in endings)
+    withheld = [c for _, _, calls in endings for c in calls if c.result.startswith(
+        '{"error": "result withheld')]
+    assert withheld and all(c.error.startswith("withheld") for c in withheld)
