@@ -148,7 +148,8 @@ def test_a_reply_cut_at_the_token_cap_is_truncated_not_answered():
                     limits=Limits(max_output_tokens=40))
     assert run.stop_reason == "truncated" and not run.ok
     assert run.answer and len(run.answer) <= 40 * 4  # the partial text is kept
-    assert "max-tokens cap" in run.stop_detail
+    assert run.stop_detail == ("the reply was cut off at the max-tokens cap "
+                               "(Limits.max_output_tokens); its partial text is kept as the answer")
 
 
 # --- 5. the wind-down always ends with an answer -----------------------------------------------
@@ -505,3 +506,87 @@ def test_the_wind_down_answers_even_after_more_results_than_it_reserved_room_for
     withheld = [c for _, _, calls in endings for c in calls if c.result.startswith(
         '{"error": "result withheld')]
     assert withheld and all(c.error.startswith("withheld") for c in withheld)
+
+
+# --- small helpers, at their edges --------------------------------------------------------------
+
+def stub_call(name="calculate", arguments='{"expression": "1 + 1"}'):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(id="call_1", function=SimpleNamespace(name=name, arguments=arguments))
+
+
+@pytest.mark.parametrize("left", [0.0, -1.0, 0.5])
+def test_a_tool_call_after_the_deadline_is_not_run(left):
+    from types import SimpleNamespace
+
+    from agentlab.loop import act
+
+    clock = SimpleNamespace(left=lambda: left)
+    outcome = act(Toolbox([calculate]), stub_call(), Limits(), clock, None, None)
+    if left <= 0:
+        assert outcome.content == '{"error": "not run: the run\'s time limit was reached"}'
+        assert outcome.error == "not run: the run's time limit was reached"
+    else:
+        assert outcome.content == "2" and outcome.error is None
+
+
+def test_a_tool_call_with_no_time_limits_at_all_runs():
+    from types import SimpleNamespace
+
+    from agentlab.loop import act
+
+    limits = Limits(tool_timeout=None, max_seconds=None)
+    outcome = act(Toolbox([calculate]), stub_call(), limits, SimpleNamespace(left=lambda: None),
+                  None, None)
+    assert outcome.content == "2"
+
+
+class Failure(Exception):
+    pass
+
+
+@pytest.mark.parametrize("make, described", [
+    (lambda: Failure("plain words"), "Failure: plain words"),
+    (lambda: Failure(), "Failure: no details"),
+    (lambda: type("APIish", (Exception,), {"message": "from the API", "status_code": 418})(
+        "ignored"), "APIish (HTTP 418): from the API"),
+    (lambda: Failure("y" * 600), "Failure: " + "y" * 491)])
+def test_api_errors_are_described_in_one_masked_line_of_at_most_500_characters(make, described):
+    from agentlab.loop import _describe
+
+    assert _describe(make()) == described
+
+
+def test_reprice_prices_the_same_tokens_at_another_model():
+    from agentlab.pricing import cost_usd, reprice
+
+    run = run_agent(COAT, COURSE_TOOLS)
+    expected = sum(cost_usd("gpt-4o", s.prompt_tokens, s.completion_tokens) for s in run.steps)
+    assert reprice(run, "gpt-4o") == expected and expected > 10 * run.cost_usd
+    assert reprice(run, PRICE) == pytest.approx((run.prompt_tokens + run.completion_tokens) / 1e6)
+
+
+def test_a_tools_repr_is_its_name_and_first_line():
+    assert repr(calculate).startswith("Tool('calculate': ") and "\n" not in repr(calculate)
+
+    @tool(description="first line\nsecond line")
+    def two_lines(x: int) -> int:
+        return x
+
+    def bare(x: int) -> int:
+        return x
+
+    with pytest.warns(UserWarning):
+        bare_tool = tool(bare)
+    assert repr(two_lines) == "Tool('two_lines': first line)" and repr(bare_tool) == "Tool('bare': )"
+
+
+def test_the_repeat_guard_ignores_the_order_of_arguments_and_counts_exactly():
+    from agentlab.tools import RepeatGuard
+
+    guard = RepeatGuard(2)
+    assert guard.check("f", {"a": 1, "b": 2}) is None
+    assert guard.check("f", {"b": 2, "a": 1}) is None  # the same call, keys in another order
+    refusal = guard.check("f", {"a": 1, "b": 2})
+    assert "was already called 2 times in a row" in refusal
