@@ -579,7 +579,8 @@ def test_a_tools_repr_is_its_name_and_first_line():
 
     with pytest.warns(UserWarning):
         bare_tool = tool(bare)
-    assert repr(two_lines) == "Tool('two_lines': first line)" and repr(bare_tool) == "Tool('bare': )"
+    assert repr(two_lines) == "Tool('two_lines': first line)"
+    assert repr(bare_tool) == "Tool('bare': )"
 
 
 def test_the_repeat_guard_ignores_the_order_of_arguments_and_counts_exactly():
