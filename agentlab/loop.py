@@ -4,7 +4,8 @@ results), REPEAT, until the model answers in plain text or a limit stops it.
 `run_agent` below is the chapter's listing with each guardrail given a name:
 
     step limit      for index in range(limits.max_steps)
-    time limit      a deadline for the whole run; it also bounds each model and tool call
+    time limit      a deadline for the whole run; it also bounds each model call (retries
+                    included) and each tool call
     budget          Budget: by default refuses a call that *could* cross max_cost_usd;
                     budget="after" is the chapter's pay-then-check, which can overshoot
     observability   every finished step goes to the on_step observers (print_step prints it)
@@ -13,7 +14,8 @@ results), REPEAT, until the model answers in plain text or a limit stops it.
     truncation      model as {"error": ...}; long results are cut with a marker
     wind-down       optional: the last step the limits allow is a call with tool_choice="none"
 
-A run that stops keeps its steps, usage, cost and transcript, and says why it stopped.
+A run that stops keeps its steps, usage, cost and transcript, and says why it stopped (one of
+records.STOP_REASONS). Ctrl-C during a run is a stop too ("interrupted"), not a lost run.
 Left out on purpose: streaming, async, parallel tool execution (calls run one after another,
 so a run is deterministic), and memory across runs.
 """
@@ -21,11 +23,13 @@ so a run is deterministic), and memory across runs.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 
+from .masking import mask
 from .models import connect
 from .pricing import Budget, Unpriceable
-from .records import Run, Step, ToolCall, print_step, redact
+from .records import Run, Step, ToolCall, print_step
 from .tools import Outcome, RepeatGuard, Toolbox
 
 SYSTEM_PROMPT = ("You are a helpful assistant. Use tools when needed. "
@@ -45,19 +49,43 @@ class Limits:
     max_output_tokens: int = 1024       # sent as the request's max tokens; bounds each call's cost
 
     def __post_init__(self):
-        def check(name, value, kind, allow_none=True):
-            if value is None and allow_none:
-                return
-            if not isinstance(value, kind) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"Limits.{name} must be a positive number"
-                                 f"{' or None' if allow_none else ''}, not {value!r}")
-        check("max_steps", self.max_steps, int, allow_none=False)
-        check("max_cost_usd", self.max_cost_usd, (int, float))
-        check("max_seconds", self.max_seconds, (int, float))
-        check("max_result_chars", self.max_result_chars, int)
-        check("tool_timeout", self.tool_timeout, (int, float))
-        check("max_repeats", self.max_repeats, int)
-        check("max_output_tokens", self.max_output_tokens, int, allow_none=False)
+        _check_limit("max_steps", self.max_steps, int, optional=False)
+        _check_limit("max_cost_usd", self.max_cost_usd, (int, float))
+        _check_limit("max_seconds", self.max_seconds, (int, float))
+        _check_limit("max_result_chars", self.max_result_chars, int)
+        _check_limit("tool_timeout", self.tool_timeout, (int, float))
+        _check_limit("max_repeats", self.max_repeats, int)
+        _check_limit("max_output_tokens", self.max_output_tokens, int, optional=False)
+
+
+def _check_limit(name: str, value, kind, optional: bool = True) -> None:
+    """A limit is a positive, finite number (or None where it can be switched off).
+
+    NaN is refused explicitly: every comparison with NaN is False, so a NaN limit would
+    silently switch its guardrail off. Infinity is refused too: None says "no limit".
+    """
+    if value is None and optional:
+        return
+    if (not isinstance(value, kind) or isinstance(value, bool) or not math.isfinite(value)
+            or value <= 0):
+        raise ValueError(f"Limits.{name} must be a positive number{' or None' if optional else ''}"
+                         f", not {value!r}" + (" (use None for no limit)" if optional else ""))
+
+
+@dataclasses.dataclass(frozen=True)
+class Stop:
+    """Why a run ends: a stop reason (records.STOP_REASONS), a sentence, and any answer."""
+
+    reason: str
+    detail: str = ""
+    answer: str | None = None
+
+
+class StopRun(Exception):
+    """Raised by an on_step observer to end the run at this step boundary ("interrupted").
+
+    The playground's Stop button works this way.
+    """
 
 
 class Deadline:
@@ -81,114 +109,245 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
               wind_down: bool = False, system_prompt: str = SYSTEM_PROMPT) -> Run:
     """Run the agent loop on one task and return its Run record.
 
-    tools:     @tool functions, a Toolbox, or the chapter's (schemas, implementations) pair
+    tools:     a list of @tool functions, a Toolbox, or the chapter's (schemas, implementations)
     client:    a ChatClient (default: connect(model), the offline tutor unless a key is set)
     on_step:   a function, or a list of them, called with each finished Step (print_step prints)
     approve:   approve(tool_name, arguments) -> True to allow, False/Deny(reason)/str to refuse
     budget:    "before" (never exceeds max_cost_usd) or "after" (the chapter's; can overshoot)
     wind_down: make the last step the limits allow a final answer (tool_choice="none")
     """
+    if not isinstance(task, str):
+        raise TypeError(f"the task must be text (a str), not {type(task).__name__}: "
+                        "run_agent('What is 2 + 2?', [calculate])")
     limits = limits or Limits()
     client = client or connect(model)
     model = model or client.default_model
     toolbox = Toolbox.of(tools)
     schemas = toolbox.schemas  # what the model sees, the same at every step
-    observers = on_step if isinstance(on_step, (list, tuple)) else [on_step] if on_step else []
     messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": task}]
     priced_as = client.priced_as(model)
     run = Run(task=task, model=model, priced_as=str(getattr(priced_as, "model", priced_as)),
               limits=dataclasses.asdict(limits), budget_mode=budget, messages=messages)
     spend = Budget(limits.max_cost_usd, priced_as, budget)
     clock = Deadline(limits.max_seconds)
-    repeat_guard = RepeatGuard(limits.max_repeats)
+    repeats = RepeatGuard(limits.max_repeats)
+    steps = Steps(run, on_step)
+    try:
+        for index in range(limits.max_steps):                               # STEP LIMIT
+            if stop := time_is_up(clock, limits):                           # TIME LIMIT
+                return end(run, clock, stop)
+            last = wind_down and last_step(index, limits, spend, clock, run, messages, schemas)
+            if last:                                                        # WIND-DOWN (optional)
+                messages.append(wind_down_request(last))  # last: the Stop this step will make
+                make_room_for_the_answer(spend, messages, schemas, limits, run)
+            if stop := budget_before(spend, messages, schemas, limits):     # BUDGET (look ahead)
+                return end(run, clock, stop)
+            try:                                                            # 1. THINK
+                response = client.chat(model=model, messages=messages, tools=schemas,
+                                       tool_choice="none" if last else None,
+                                       max_tokens=limits.max_output_tokens, timeout=clock.left())
+            except Exception as e:  # the API failed, retries included: keep what we have
+                return end(run, clock, model_failed(e, clock))
+            messages.append(response.message)
+            step = steps.paid(index, response, len(messages) - 1, last)
+            if stop := budget_after(spend, step, response, messages, schemas, limits):  # BUDGET
+                steps.finished(step)
+                return end(run, clock, stop)
+            if stop := final_reply(response, last):                         # DONE (or cut off)
+                steps.finished(step)
+                return end(run, clock, stop)
+            for call in response.tool_calls:                                # 2. ACT
+                outcome = act(toolbox, call, limits, clock, approve, repeats)
+                messages.append(observation(call.id, outcome))              # 3. OBSERVE
+                step.tool_calls.append(ToolCall.of(call, outcome))
+            steps.finished(step)                                            # 4. REPEAT
+    except (KeyboardInterrupt, StopRun) as e:
+        return end(run, clock, interrupted(e))
+    return end(run, clock, Stop("max_steps", f"the step limit of {limits.max_steps} was reached"))
 
-    def finished(step):
-        run.steps.append(step)
-        for observe in observers:
+
+# --- the step's bookkeeping, in one place ----------------------------------------------------
+
+class Steps:
+    """Records each step of a run and tells the on_step observers when one is finished."""
+
+    def __init__(self, run: Run, on_step):
+        self.run = run
+        if on_step is None:
+            on_step = []
+        self.observers = list(on_step) if isinstance(on_step, (list, tuple)) else [on_step]
+
+    def paid(self, index: int, response, messages_sent: int, last: Stop | None) -> Step:
+        """A step is recorded as soon as its model call returns: that call is paid for, and a
+        Ctrl-C during the tool calls must not lose it."""
+        usage = response.usage
+        step = Step(index=index, message=response.message, request_messages=messages_sent,
+                    model_seconds=response.latency_s, wind_down=bool(last),
+                    prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                    completion_tokens=getattr(usage, "completion_tokens", 0) or 0)
+        self.run.steps.append(step)
+        return step
+
+    def finished(self, step: Step) -> None:
+        step.tool_seconds = sum(c.seconds for c in step.tool_calls)
+        for observe in self.observers:
             observe(step)
 
-    for index in range(limits.max_steps):                                   # STEP LIMIT
-        if clock.expired():                                                 # TIME LIMIT
-            return _stop(run, clock, "max_seconds", f"{limits.max_seconds:g} s have passed")
-        last = _limit_ahead(index, limits, spend, clock, run, messages, schemas) if wind_down else None
-        if last:                                                            # WIND-DOWN (optional)
-            messages.append({"role": "user", "content": f"[agentlab] {last[1]}. Do not call "
-                             "tools; answer now with what you have gathered."})
-        refusal = spend.refuse_call(messages, schemas, limits.max_output_tokens)
-        if refusal:                                                         # BUDGET (before)
-            return _stop(run, clock, "max_cost", refusal)
-        try:                                                                # 1. THINK
-            response = client.chat(model=model, messages=messages, tools=schemas,
-                                   tool_choice="none" if last else None,
-                                   max_tokens=limits.max_output_tokens, timeout=clock.left())
-        except Exception as e:  # the API failed after the SDK's retries: keep what we have
-            reason = "max_seconds" if clock.expired() else "error"
-            return _stop(run, clock, reason, f"the model call failed: {_describe(e)}")
-        messages.append(response.message)
-        step = Step(index=index, message=response.message, request_messages=len(messages) - 1,
-                    model_seconds=response.latency_s, wind_down=bool(last))
-        usage = response.usage
-        step.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-        step.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
-        try:
-            step.cost_usd = spend.charge(response, len(messages) - 1)
-        except Unpriceable as e:                                            # BUDGET fails closed
-            step.cost_usd, step.cost_estimated = _worst_case(spend, messages, schemas, limits)
-            if limits.max_cost_usd is not None:
-                finished(step)
-                return _stop(run, clock, "max_cost", f"{e}; counted as over budget")
-        if budget == "after" and spend.overspent():                         # BUDGET (after)
-            finished(step)
-            return _stop(run, clock, "max_cost", spend.overspent())
-        if not response.tool_calls or last:                                 # DONE: an answer
-            finished(step)
-            if last:
-                return _stop(run, clock, last[0], last[1], answer=response.message.get("content"))
-            return _stop(run, clock, "answered", "", answer=response.message.get("content"))
-        for call in response.tool_calls:                                    # 2. ACT
-            outcome = _act(toolbox, call, limits, clock, approve, repeat_guard)
-            messages.append({"role": "tool", "tool_call_id": call.id,       # 3. OBSERVE
-                             "content": outcome.content})
-            step.tool_calls.append(ToolCall(
-                id=call.id, name=call.function.name, arguments=call.function.arguments,
-                result=outcome.content, error=outcome.error, truncated_chars=outcome.truncated_chars,
-                denied=outcome.denied, seconds=outcome.seconds))
-        step.tool_seconds = sum(c.seconds for c in step.tool_calls)
-        finished(step)                                                      # 4. REPEAT
-    return _stop(run, clock, "max_steps", f"the step limit of {limits.max_steps} was reached")
+
+# --- the guards: each returns a Stop when the run must end, None when it may go on -------------
+
+def time_is_up(clock: Deadline, limits: Limits) -> Stop | None:
+    if clock.expired():
+        return Stop("max_seconds", f"{limits.max_seconds:g} s have passed")
+    return None
 
 
-def _act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repeat_guard) -> Outcome:
+def budget_before(spend: Budget, messages, schemas, limits: Limits) -> Stop | None:
+    """The look-ahead: refuse a call that could cross the budget (budget="before" only)."""
+    refusal = spend.refuse_call(messages, schemas, limits.max_output_tokens)
+    return Stop("max_cost", refusal) if refusal else None
+
+
+def budget_after(spend: Budget, step: Step, response, messages, schemas,
+                 limits: Limits) -> Stop | None:
+    """Pay for the call, then check: over budget, or a response that cannot be priced.
+
+    In "after" mode going over is the chapter's expected overshoot. In "before" mode it means
+    the API billed more than the look-ahead's bound allowed for: the run stops at once and
+    says by how much, rather than report a clean answer over budget.
+    """
+    try:
+        step.cost_usd = spend.charge(response, len(messages) - 1)
+    except Unpriceable as e:                                                # fails closed
+        step.cost_usd, step.cost_estimated = _worst_case(spend, messages, schemas, limits)
+        if limits.max_cost_usd is not None:
+            return Stop("max_cost", f"{e}; counted as over budget")
+        return None
+    overspent = spend.overspent()
+    return Stop("max_cost", overspent) if overspent else None
+
+
+def final_reply(response, last: Stop | None) -> Stop | None:
+    """The run ends with this reply: an answer, a wind-down answer, or a reply cut at the cap."""
+    content = response.message.get("content")
+    if response.finish_reason == "length":
+        return Stop("truncated", "the reply was cut off at the max-tokens cap "
+                    "(Limits.max_output_tokens); its partial text is kept as the answer",
+                    answer=content)
+    if last:
+        return Stop(last.reason, last.detail, answer=content)
+    if not response.tool_calls:
+        return Stop("answered", answer=content)
+    return None
+
+
+def model_failed(error: Exception, clock: Deadline) -> Stop:
+    reason = "max_seconds" if clock.expired() else "error"
+    return Stop(reason, f"the model call failed: {_describe(error)}")
+
+
+def interrupted(error: BaseException) -> Stop:
+    if isinstance(error, StopRun):
+        return Stop("interrupted", str(error) or "stopped by an on_step observer")
+    return Stop("interrupted", "interrupted by Ctrl-C (KeyboardInterrupt); the finished steps "
+                "are kept")
+
+
+# --- acting and observing --------------------------------------------------------------------
+
+def act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repeats) -> Outcome:
     """Run one tool call through the toolbox's checks, within what is left of the time limit."""
     left = clock.left()
     if left is not None and left <= 0:
         message = "not run: the run's time limit was reached"
         return Outcome(f'{{"error": "{message}"}}', error=message)
-    timeout = min(t for t in (limits.tool_timeout, left) if t is not None) if (
-        limits.tool_timeout is not None or left is not None) else None
-    return toolbox.call(call.function.name, call.function.arguments, timeout=timeout,
+    timeouts = [t for t in (limits.tool_timeout, left) if t is not None]
+    return toolbox.call(call.function.name, call.function.arguments,
+                        timeout=min(timeouts) if timeouts else None,
                         max_result_chars=limits.max_result_chars, approve=approve,
-                        repeat_guard=repeat_guard)
+                        repeat_guard=repeats)
 
 
-def _limit_ahead(index, limits, spend, clock, run, messages, schemas) -> tuple[str, str] | None:
-    """For the wind-down: if this is the last step the limits allow, which limit and why."""
+def observation(call_id: str, outcome: Outcome) -> dict:
+    """The tool message that answers one tool call."""
+    return {"role": "tool", "tool_call_id": call_id, "content": outcome.content}
+
+
+# --- the wind-down ---------------------------------------------------------------------------
+
+def last_step(index, limits, spend, clock, run, messages, schemas) -> Stop | None:
+    """For the wind-down: if this must be the last step, which limit ends the run and why."""
     if index == limits.max_steps - 1:
-        return "max_steps", f"Step limit reached: this is step {index + 1} of {limits.max_steps}"
+        return Stop("max_steps", f"Step limit reached: this is step {index + 1} of "
+                    f"{limits.max_steps}")
     if spend.mode == "before" and spend.max_usd is not None:
         try:
-            bound = spend.call_bound(messages, schemas, limits.max_output_tokens)
+            this_call = spend.call_bound(messages, schemas, limits.max_output_tokens)
+            answer_call = spend.call_bound(_after_this_step(messages, limits), schemas,
+                                           limits.max_output_tokens)
         except Unpriceable:
             return None
-        if spend.spent + 2 * bound > spend.max_usd:
-            return "max_cost", "Budget nearly spent: there is money for one more call only"
+        if spend.spent + this_call + answer_call > spend.max_usd:
+            return Stop("max_cost", "Budget nearly spent: there is money for one more call only")
     left = clock.left()
     if left is not None and run.steps:
         per_step = sum(s.seconds for s in run.steps) / len(run.steps)
         if left < 2 * per_step:
-            return "max_seconds", "Time nearly up: there is time for one more call only"
+            return Stop("max_seconds", "Time nearly up: there is time for one more call only")
     return None
 
+
+WIND_DOWN_RESERVED_RESULTS = 3  # tool results the look-ahead keeps room for after this step
+
+
+def _after_this_step(messages: list[dict], limits: Limits) -> list[dict]:
+    """The conversation as it could stand after this step, for the wind-down's look-ahead: a
+    reply as long as the cap allows, a few tool results of the longest size allowed, and the
+    wind-down request. The next call is priced on that, not on today's shorter conversation.
+
+    Example: with max_output_tokens=1024, max_result_chars=4000: messages + a 4096-character
+             reply + 3 results of 4,060 characters + the wind-down request.
+    A step asking for more than 3 calls, or results of any size (max_result_chars=None), can
+    still overflow this reserve: make_room_for_the_answer then withholds its newest results.
+    """
+    reply = {"role": "assistant", "content": "x" * (4 * limits.max_output_tokens)}
+    size = (limits.max_result_chars or 4000) + 60  # + the truncation marker
+    results = [{"role": "tool", "tool_call_id": "call_reserved", "content": "x" * size}
+               for _ in range(WIND_DOWN_RESERVED_RESULTS)]
+    request = wind_down_request(Stop("max_cost", "Budget nearly spent"))
+    return [*messages, reply, *results, request]
+
+
+WITHHELD = ('{"error": "result withheld: the budget leaves room only for your final answer; '
+            'answer with what you have"}')
+
+
+def make_room_for_the_answer(spend: Budget, messages, schemas, limits, run: Run) -> None:
+    """The wind-down's last resort, for a step whose results came in larger than the look-ahead
+    allowed for (more than 3 calls, or max_result_chars=None): withhold the newest results,
+    one by one, until the final call fits the budget. The records show what the model saw.
+
+    Example: 8 results of 4,000 characters and money for 3 -> the newest 5 become WITHHELD.
+    """
+    withheld = {}
+    for message in reversed(messages):
+        if spend.refuse_call(messages, schemas, limits.max_output_tokens) is None:
+            break
+        if message["role"] == "assistant":  # only this step's results, never older ones
+            break
+        if message["role"] == "tool" and message["content"] != WITHHELD:
+            message["content"] = withheld[message["tool_call_id"]] = WITHHELD
+    for call in run.steps[-1].tool_calls if run.steps and withheld else []:
+        if call.id in withheld:
+            call.result, call.error = WITHHELD, "withheld to leave money for the final answer"
+
+
+def wind_down_request(last: Stop) -> dict:
+    return {"role": "user", "content": f"[agentlab] {last.detail}. Do not call tools; answer "
+            "now with what you have gathered."}
+
+
+# --- ending a run ----------------------------------------------------------------------------
 
 def _worst_case(spend: Budget, messages, schemas, limits) -> tuple[float, bool]:
     """A cost for a response that could not be priced: the bound if there is one, flagged."""
@@ -199,22 +358,23 @@ def _worst_case(spend: Budget, messages, schemas, limits) -> tuple[float, bool]:
 
 
 def _describe(error: Exception) -> str:
+    """An API error as one masked line. The key is masked before the cut at 500 characters."""
     status = getattr(error, "status_code", None)
     text = getattr(error, "message", None) or str(error) or "no details"
-    return redact(f"{type(error).__name__}{f' (HTTP {status})' if status else ''}: {text}")[:500]
+    return mask(f"{type(error).__name__}{f' (HTTP {status})' if status else ''}: {text}")[:500]
 
 
-def _stop(run: Run, clock: Deadline, reason: str, detail: str, answer: str | None = None) -> Run:
+def end(run: Run, clock: Deadline, stop: Stop) -> Run:
     """End the run: record why, and answer any tool call left unanswered in the transcript."""
     answered = {m.get("tool_call_id") for m in run.messages if m.get("role") == "tool"}
     for message in list(run.messages):
         for call in message.get("tool_calls") or []:
             if call["id"] not in answered:
-                run.messages.append({"role": "tool", "tool_call_id": call["id"],
-                                     "content": f'{{"error": "not run: the run stopped ({reason})"}}'})
-    run.stop_reason, run.stop_detail, run.answer = reason, redact(detail), answer
+                run.messages.append({"role": "tool", "tool_call_id": call["id"], "content":
+                                     f'{{"error": "not run: the run stopped ({stop.reason})"}}'})
+    run.stop_reason, run.stop_detail, run.answer = stop.reason, mask(stop.detail), stop.answer
     run.seconds = clock.elapsed()
     return run
 
 
-__all__ = ["run_agent", "Limits", "SYSTEM_PROMPT", "print_step"]
+__all__ = ["run_agent", "Limits", "Stop", "StopRun", "SYSTEM_PROMPT", "print_step"]

@@ -3,6 +3,8 @@
     client = connect()                      # offline tutor, no key, no network (the default)
     client = connect("tutor-looper")        # a misbehaving tutor persona
     client = connect("gpt-4o-mini")         # OpenAI, with OPENAI_API_KEY set
+    client = connect(respond=my_model)      # a scripted model: my_model(model, messages, tools,
+                                            # tool_choice, **options) -> an assistant message
     # OPENAI_BASE_URL=http://localhost:11434/v1 -> Ollama, vLLM, llama.cpp, LM Studio the same way
 
     response = client.chat(model=..., messages=messages, tools=tools)
@@ -16,7 +18,16 @@ offline tutor. Otherwise OPENAI_API_KEY (or OPENAI_BASE_URL) selects the real AP
 neither set, the offline tutor. AGENTLAB_MODEL sets the default model name.
 
 The offline path is the same SDK call as the real one: the SDK sends real HTTP requests to an
-in-process transport (server.make_transport) that answers from the tutor, with no socket.
+in-process transport (server.make_transport) that answers from the tutor, with no socket. A
+scripted model goes the same way, so its usage and its max-tokens cap follow the tutor's rule
+(one rule, in server.complete, for every offline client).
+
+Time: `chat(..., timeout=seconds)` bounds the whole call, retries included. The SDK is asked
+for one attempt at a time (max_retries=0) with what is left of that time as its timeout, and
+this module retries what the SDK would retry (connection errors, timeouts, 408/409/429/5xx),
+waiting as the API asks (retry-after) or 0.5 s, 1 s, ..., but never past the deadline.
+Left out: a server that trickles bytes slower than the read timeout can still hold a call
+longer (httpx's read timeout is per read, not per response); streaming is not used.
 """
 
 from __future__ import annotations
@@ -33,7 +44,8 @@ DEFAULT_OFFLINE_MODEL = "tutor"
 DEFAULT_ONLINE_MODEL = "gpt-4o-mini"
 DEFAULT_TUTOR_PRICE = "gpt-4o-mini"  # the real model whose prices the tutor is charged at
 OFFLINE_BASE_URL = "http://tutor.agentlab.invalid/v1"  # never resolved: the transport answers
-RETRY_SECONDS = 10.0  # with less of the run's time left, a failed call is not retried
+RETRY_STATUSES = {408, 409, 429} | set(range(500, 600))  # the SDK's own rule for what to retry
+FIRST_RETRY_WAIT = 0.5  # seconds; doubles on each retry, as the SDK's does
 
 
 @dataclasses.dataclass
@@ -70,7 +82,9 @@ class ChatClient:
         return model or self.default_model
 
     def chat(self, model: str | None = None, messages: list | None = None, tools=None, *,
-             tool_choice=None, max_tokens: int | None = None, timeout: float | None = None) -> Response:
+             tool_choice=None, max_tokens: int | None = None,
+             timeout: float | None = None) -> Response:
+        """One chat completion. timeout: seconds the call may take in all, retries included."""
         model = model or self.default_model
         kwargs: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
@@ -79,14 +93,8 @@ class ChatClient:
                 kwargs["tool_choice"] = tool_choice
         if max_tokens is not None:
             kwargs[self.max_tokens_param] = max_tokens
-        sdk = self.sdk
-        if timeout is not None and timeout < (sdk.timeout if isinstance(sdk.timeout, (int, float)) else 600):
-            # The run's time limit bounds this call. With under RETRY_SECONDS left there is
-            # no time to wait and retry, so don't.
-            sdk = sdk.with_options(timeout=max(timeout, 0.001),
-                                   max_retries=0 if timeout < RETRY_SECONDS else sdk.max_retries)
         start = time.perf_counter()
-        completion = sdk.chat.completions.create(**kwargs)
+        completion = self._create(kwargs, timeout)
         latency = time.perf_counter() - start
         if not getattr(completion, "choices", None):
             raise ValueError("the API returned a malformed response: no choices in it")
@@ -102,47 +110,48 @@ class ChatClient:
                         model=completion.model or model, priced_as=self.priced_as(model),
                         latency_s=latency, finish_reason=choice.finish_reason, raw=completion)
 
+    def _create(self, kwargs: dict, timeout: float | None):
+        """sdk.chat.completions.create, retried as the SDK would, within `timeout` seconds."""
+        import openai
+
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        for attempt in range(self.sdk.max_retries + 1):
+            left = None if deadline is None else max(deadline - time.perf_counter(), 0.001)
+            options = {"max_retries": 0} if left is None else {"max_retries": 0, "timeout": left}
+            sdk = self.sdk.with_options(**options)
+            try:
+                return sdk.chat.completions.create(**kwargs)
+            except (openai.APIConnectionError, openai.APIStatusError) as e:  # timeouts included
+                wait = _retry_wait(e, attempt)
+                if (attempt == self.sdk.max_retries or wait is None
+                        or (deadline is not None and time.perf_counter() + wait >= deadline)):
+                    raise
+                time.sleep(wait)
+
     def __repr__(self):
         where = "offline tutor" if self.offline else redact(str(self.sdk.base_url))
         return f"<ChatClient {self.default_model} via {where}, priced as {self.priced_as()}>"
 
 
-class LocalClient:
-    """A client that asks a Python function for each reply: no SDK, no HTTP.
+def _retry_wait(error, attempt: int) -> float | None:
+    """Seconds to wait before retrying a failed call, or None if it must not be retried.
 
-    `respond(model, messages, tools, tool_choice) -> message dict` (default: the tutor). Usage
-    follows the tutor's token rule. Benchmarks use it to measure the loop alone, and tests to
-    script a model turn by turn.
+    Example: a 429 with "retry-after-ms: 10" -> 0.01; a 500 on the 2nd attempt -> 1.0; a 400 -> None
     """
-
-    offline = True
-
-    def __init__(self, respond=None, *, default_model: str = "tutor", priced_as=DEFAULT_TUTOR_PRICE):
-        self.respond = respond or tutor.respond
-        self.default_model = default_model
-        self._priced_as = priced_as
-
-    def priced_as(self, model: str | None = None):
-        return self._priced_as
-
-    def chat(self, model: str | None = None, messages: list | None = None, tools=None, *,
-             tool_choice=None, max_tokens: int | None = None, timeout: float | None = None) -> Response:
-        from types import SimpleNamespace as Obj
-
-        model = model or self.default_model
-        start = time.perf_counter()
-        message = dict(self.respond(model, messages, tools, tool_choice))
-        calls = [Obj(id=c["id"], type="function", function=Obj(**c["function"]))
-                 for c in message.get("tool_calls") or []]
-        usage = Obj(prompt_tokens=tutor.count_tokens(messages, tools),
-                    completion_tokens=tutor.completion_tokens(message))
-        message.setdefault("content", None)
-        return Response(message=message, tool_calls=calls, usage=usage, model=model,
-                        priced_as=self._priced_as, latency_s=time.perf_counter() - start,
-                        finish_reason="tool_calls" if calls else "stop")
-
-    def __repr__(self):
-        return f"<LocalClient {self.default_model}, priced as {self._priced_as}>"
+    response = getattr(error, "response", None)
+    if response is None:  # no response at all: a dropped connection or a timeout
+        return FIRST_RETRY_WAIT * 2 ** attempt
+    if response.status_code not in RETRY_STATUSES:
+        return None
+    headers = response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return float(headers["retry-after-ms"]) / 1000
+        if "retry-after" in headers:
+            return float(headers["retry-after"])
+    except ValueError:
+        pass  # an HTTP date or junk: use the usual backoff
+    return FIRST_RETRY_WAIT * 2 ** attempt
 
 
 def is_tutor(model: str | None) -> bool:
@@ -150,20 +159,28 @@ def is_tutor(model: str | None) -> bool:
 
 
 def connect(model: str | None = None, *, api_key: str | None = None, base_url: str | None = None,
-            priced_as=None, max_retries: int = 2, timeout: float = 60.0, transport=None) -> ChatClient:
+            priced_as=None, max_retries: int = 2, timeout: float = 60.0, transport=None,
+            respond=None) -> ChatClient:
     """A chat client: the offline tutor by default, a real API when a key or base URL is set.
 
     model:      the default model for client.chat (else AGENTLAB_MODEL, else a default per path)
     priced_as:  a model name known to genai-prices, or a pricing.Price, to charge calls at
     transport:  for the offline path, an SDK transport to use instead of the tutor's
-                (tests inject faults this way)
+                (tests inject faults this way: server.make_transport(handler))
+    respond:    a scripted model for the offline path, in place of the tutor:
+                respond(model, messages, tools, tool_choice, **options) -> assistant message
+                dict. Its usage and max-tokens cap follow the tutor's rule.
     """
     import openai  # imported here: `import agentlab` stays fast
 
     model = model or os.environ.get("AGENTLAB_MODEL") or None
     api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
     base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-    offline = is_tutor(model) or not (api_key or base_url)
+    offline = is_tutor(model) or respond is not None or not (api_key or base_url)
+    if respond is not None:
+        if transport is not None:
+            raise ValueError("give connect() a transport or a respond function, not both")
+        model = model or DEFAULT_OFFLINE_MODEL
     if offline:
         if model is not None and not is_tutor(model):
             raise ValueError(f"model {model!r} needs a real API: set OPENAI_API_KEY (and "
@@ -171,7 +188,7 @@ def connect(model: str | None = None, *, api_key: str | None = None, base_url: s
                              f"tutor models: {', '.join(tutor.PERSONAS)}")
         from .server import make_transport, sdk_http
 
-        http_client = sdk_http().Client(transport=transport or make_transport())
+        http_client = sdk_http().Client(transport=transport or make_transport(respond=respond))
         sdk = openai.OpenAI(api_key="offline-tutor-needs-no-key", base_url=OFFLINE_BASE_URL,
                             http_client=http_client, max_retries=max_retries, timeout=timeout)
         return ChatClient(sdk, default_model=model or DEFAULT_OFFLINE_MODEL, offline=True,

@@ -41,7 +41,8 @@ class Price:
     model: str = "custom"
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
+        dollars = prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok
+        return dollars / 1e6
 
 
 def cost_usd(priced_as, prompt_tokens: int, completion_tokens: int) -> float:
@@ -78,7 +79,8 @@ def _flat_price(model: str) -> Price | None:
         calc = calc_price(Usage(input_tokens=1, output_tokens=1), model_ref=model)
     except LookupError as e:
         raise Unpriceable(f"genai-prices has no price for model {model!r} ({e}); pass "
-                          "priced_as='<a model it knows>' or priced_as=Price(...) to connect()") from None
+                          "priced_as='<a model it knows>' or priced_as=Price(...) to "
+                          "connect()") from None
     entry = calc.model_price
     if isinstance(entry.input_mtok, Decimal) and isinstance(entry.output_mtok, Decimal):
         return Price(float(entry.input_mtok), float(entry.output_mtok), calc.model.id)
@@ -118,6 +120,8 @@ class Budget:
             raise ValueError(f"budget mode must be one of {self.MODES}, not {mode!r}")
         self.max_usd, self.mode, self.priced_as = max_usd, mode, priced_as
         self.spent = 0.0
+        self.allowed = math.inf     # the last call's bound, from the look-ahead
+        self.last_cost = 0.0        # what the last call cost
         self._known_tokens = 0      # the last call's reported prompt tokens
         self._known_messages = 0    # how many messages that prompt held
 
@@ -139,7 +143,10 @@ class Budget:
         return cost_usd(self.priced_as, self.prompt_bound(messages, tools), max_output_tokens)
 
     def refuse_call(self, messages, tools, max_output_tokens: int) -> str | None:
-        """In "before" mode: why the next call may not be made, or None if it may."""
+        """In "before" mode: why the next call may not be made, or None if it may.
+
+        A spend exactly equal to the budget is within it: only going over is refused.
+        """
         if self.mode != "before" or self.max_usd is None:
             return None
         try:
@@ -149,20 +156,32 @@ class Budget:
         if self.spent + bound > self.max_usd:
             return (f"the next call could cost up to ${bound:.6f} and only ${self.left:.6f} of "
                     f"the ${self.max_usd:.6f} budget is left")
+        self.allowed = bound
         return None
 
     def charge(self, response, messages_sent: int) -> float:
         """Add what a response cost; raises Unpriceable if it cannot be priced."""
         cost = estimate_cost(response)
         self.spent += cost
+        self.last_cost = cost
         self._known_tokens, self._known_messages = response.usage.prompt_tokens, messages_sent
         return cost
 
     def overspent(self) -> str | None:
-        """In "after" mode (the chapter's): why the run must stop now that it has paid."""
-        if self.max_usd is not None and self.spent > self.max_usd:
-            return f"spent ${self.spent:.6f}, over the ${self.max_usd:.6f} budget"
-        return None
+        """Why the run must stop now that it has paid, or None while it is within the budget.
+
+        In "after" mode (the chapter's) going over is the expected overshoot of the last call.
+        In "before" mode it can only mean the API billed more than the look-ahead's bound
+        allowed for (a usage report that breaks the token rules); the detail says so.
+        """
+        if self.max_usd is None or self.spent <= self.max_usd:
+            return None
+        detail = (f"spent ${self.spent:.6f}, over the ${self.max_usd:.6f} budget by "
+                  f"${self.spent - self.max_usd:.6f}")
+        if self.mode == "before":
+            detail += (f": the API billed ${self.last_cost:.6f} for the last call, more than the "
+                       f"${self.allowed:.6f} the look-ahead allowed for")
+        return detail
 
 
 def reprice(run, priced_as) -> float:

@@ -5,7 +5,8 @@ table in notebooks (`_repr_html_`), and a short text summary (`summary()`). Ever
 them is measured (seconds) or reported by the API (tokens) and priced from those tokens; a
 cost that had to be estimated says so (`cost_estimated`).
 
-No secret goes in: text that looks like an API key is masked before it is stored (`redact`).
+No secret goes in: keys are masked where text enters the package (masking.py), before it
+reaches a record; `redact` (the same function) masks once more whatever is printed.
 """
 
 from __future__ import annotations
@@ -13,23 +14,14 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
-import os
-import re
 from typing import Any
 
-STOP_REASONS = ("answered", "max_steps", "max_cost", "max_seconds", "error")
+from .masking import mask as redact
 
-_KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_-]{2})[A-Za-z0-9_*-]{6,}")
-
-
-def redact(text: str) -> str:
-    """Mask API keys: the OPENAI_API_KEY in the environment, and anything shaped like a key."""
-    if not isinstance(text, str):
-        return text
-    key = os.environ.get("OPENAI_API_KEY")
-    if key and len(key) >= 8:
-        text = text.replace(key, "[redacted key]")
-    return _KEY_PATTERN.sub(r"\1...[redacted]", text)
+# Why a run ended. "truncated": the model's reply was cut at the max-tokens cap (its partial
+# text is kept as the answer); "interrupted": Ctrl-C, or a Stop from the playground.
+STOP_REASONS = ("answered", "max_steps", "max_cost", "max_seconds", "truncated", "interrupted",
+                "error")
 
 
 @dataclasses.dataclass
@@ -44,6 +36,14 @@ class ToolCall:
     truncated_chars: int = 0         # how much of the result was cut
     denied: str | None = None        # the approval hook's reason, if it refused the call
     seconds: float = 0.0
+
+    @classmethod
+    def of(cls, call, outcome) -> ToolCall:
+        """The record of one SDK tool call and its tools.Outcome."""
+        return cls(id=call.id, name=call.function.name, arguments=call.function.arguments,
+                   result=outcome.content, error=outcome.error,
+                   truncated_chars=outcome.truncated_chars, denied=outcome.denied,
+                   seconds=outcome.seconds)
 
 
 @dataclasses.dataclass

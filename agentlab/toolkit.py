@@ -76,7 +76,9 @@ def _evaluate(node, depth=0):
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return _check_size(node.value)  # type() not isinstance(): True is an int in Python
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _evaluate(node.left, depth + 1), _evaluate(node.right, depth + 1)
+        # 1 + 2 + 3 parses as ((1 + 2) + 3): a left chain is a flat sum, not nesting, so its
+        # left side stays at this depth (the 500-character cap bounds the chain's length).
+        left, right = _evaluate(node.left, depth), _evaluate(node.right, depth + 1)
         if isinstance(node.op, ast.Pow):
             return _check_size(_power(left, right))
         if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and right == 0:

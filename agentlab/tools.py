@@ -24,14 +24,16 @@ import enum
 import functools
 import inspect
 import json
-import queue
 import re
 import threading
 import time
 import types
 import typing
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from .masking import mask
 
 # ---------------------------------------------------------------------------------------------
 # Building a schema from a function
@@ -56,7 +58,8 @@ class Tool:
             "name": self.name, "description": self.description, "parameters": self.parameters}}
 
     def __repr__(self):
-        return f"Tool({self.name!r}: {self.description.splitlines()[0] if self.description else ''})"
+        first_line = self.description.splitlines()[0] if self.description else ""
+        return f"Tool({self.name!r}: {first_line})"
 
 
 def tool(function=None, *, name: str | None = None, description: str | None = None):
@@ -64,13 +67,28 @@ def tool(function=None, *, name: str | None = None, description: str | None = No
 
     The summary of the docstring becomes the description; per-argument descriptions come from
     an "Args:" section (Google style) or ":param x:" lines. Supported types: str, int, float,
-    bool, list[...], Optional[...], Literal[...] and Enum subclasses.
+    bool, list[...], Optional[...], Literal[...] and Enum subclasses. A missing docstring, or
+    an Args: entry naming no parameter, gets a warning: the model reads those descriptions.
     """
     def wrap(fn):
         summary, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
+        _warn_about_docs(fn, description or summary, arg_docs)
         return Tool(name=name or fn.__name__, description=description or summary,
                     parameters=_parameters_schema(fn, arg_docs), function=_with_enums(fn))
     return wrap(function) if function is not None else wrap
+
+
+def _warn_about_docs(fn, description: str, arg_docs: dict[str, str]) -> None:
+    """The model chooses tools by their descriptions: say so when one is missing or wrong."""
+    where = getattr(fn, "__qualname__", repr(fn))
+    if not description:
+        warnings.warn(f"@tool {where} has no docstring, so the model gets no description of "
+                      "it: add a docstring saying what it does", UserWarning, stacklevel=3)
+    unknown = sorted(set(arg_docs) - set(inspect.signature(fn).parameters))
+    if unknown:
+        warnings.warn(f"@tool {where}: its docstring describes {', '.join(unknown)}, which "
+                      f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'}; "
+                      "fix the Args: section to name the real ones", UserWarning, stacklevel=3)
 
 
 def _with_enums(fn):
@@ -234,7 +252,12 @@ class Outcome:
 
 
 def truncate(text: str, max_chars: int | None) -> tuple[str, int]:
-    """Cut text to max_chars, ending with a visible marker; return it and how much was cut."""
+    """Cut text to max_chars, ending with a visible marker; return it and how much was cut.
+
+    Example: truncate("abcdef", 4) -> ("abcd\\n...[truncated: 2 of 6 characters cut]", 2)
+             truncate("abcd", 4)   -> ("abcd", 0)
+    Mask secrets before cutting (masking.mask): a cut can leave a key's prefix behind.
+    """
     if max_chars is None or len(text) <= max_chars:
         return text, 0
     cut = len(text) - max_chars
@@ -255,46 +278,30 @@ class Overran(Exception):
     """A tool did not finish within its timeout."""
 
 
-class _Worker:
-    """A daemon thread that runs tool calls one at a time. Daemon: a hung tool never keeps
-    Python from exiting. Reused while its calls finish in time; abandoned when one overruns."""
-
-    def __init__(self):
-        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=self._serve, daemon=True, name="agentlab-tool").start()
-
-    def _serve(self):
-        while True:
-            job = self.jobs.get()
-            try:
-                job["result"] = job["fn"](**job["kwargs"])
-            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
-                job["error"] = e
-            job["done"].set()
-            if job["abandoned"]:
-                return  # its caller gave up on it; a fresh worker has taken its place
-
-
-_idle_workers: queue.SimpleQueue = queue.SimpleQueue()
-
-
 def _run_with_timeout(fn, kwargs: dict, timeout: float | None):
-    """Run fn(**kwargs) on a worker thread; raise Overran if it overruns its timeout."""
-    try:
-        worker = _idle_workers.get_nowait()
-    except queue.Empty:
-        worker = _Worker()
-    job = {"fn": fn, "kwargs": kwargs, "done": threading.Event(), "abandoned": False}
-    worker.jobs.put(job)
-    if job["done"].wait(timeout):
-        _idle_workers.put(worker)
-    else:
-        job["abandoned"] = True  # the worker exits when (if ever) the call returns
-        if not job["done"].is_set():  # it may have finished just now: then keep the result
-            raise Overran
-    if "error" in job:
-        raise job["error"]
-    return job.get("result")
+    """Run fn(**kwargs) on a fresh thread and wait at most `timeout` seconds for it.
+
+    Raises Overran if it does not finish in time. Python cannot kill a thread, so an overrunning
+    call is abandoned: it keeps running in the background and its result is dropped. The thread
+    is a daemon, so a hung tool never keeps Python from exiting. A thread per call costs about
+    0.1 ms, nothing next to a model call.
+    """
+    outcome: dict[str, Any] = {}
+
+    def work():
+        try:
+            outcome["result"] = fn(**kwargs)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread below
+            outcome["error"] = e
+
+    worker = threading.Thread(target=work, daemon=True, name="agentlab-tool")
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        raise Overran
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("result")
 
 
 @functools.lru_cache(maxsize=512)
@@ -318,10 +325,14 @@ class Toolbox:
                 if name not in implementations:
                     raise ValueError(f"schema {name!r} has no implementation")
                 self.tools[name] = Tool(name, spec.get("description", ""),
-                                        spec.get("parameters", {"type": "object", "properties": {}}),
+                                        spec.get("parameters", {"type": "object",
+                                                                "properties": {}}),
                                         implementations[name])
         else:
             for item in tools:
+                if not callable(item):
+                    raise TypeError(f"each tool must be a function or a Tool, not {item!r}: "
+                                    "pass the function itself (import it first)")
                 t = item if isinstance(item, Tool) else tool(item)
                 self.tools[t.name] = t
         self._validators: dict[str, Any] = {}
@@ -331,8 +342,17 @@ class Toolbox:
         """Accept a Toolbox, a list of @tool functions, or the chapter's (schemas, impls) pair."""
         if isinstance(tools, Toolbox):
             return tools
+        if tools is None:
+            return cls()
         if (isinstance(tools, tuple) and len(tools) == 2 and isinstance(tools[1], dict)):
             return cls(tools[0], tools[1])
+        if isinstance(tools, (str, bytes)):
+            raise TypeError(f"tools must be a list of functions, not the text {tools!r}: pass "
+                            f"the function itself, e.g. [{tools!s}] after importing it")
+        if isinstance(tools, Tool) or callable(tools) or not isinstance(tools, Iterable):
+            name = getattr(tools, "name", getattr(tools, "__name__", type(tools).__name__))
+            raise TypeError(f"tools must be a list, even for one tool: pass [{name}], "
+                            f"not {name}")
         return cls(tools or ())
 
     @property
@@ -347,7 +367,8 @@ class Toolbox:
         import fastjsonschema
 
         if name not in self._validators:
-            self._validators[name] = _validator(json.dumps(self.tools[name].parameters, sort_keys=True))
+            schema = json.dumps(self.tools[name].parameters, sort_keys=True)
+            self._validators[name] = _validator(schema)
         try:
             self._validators[name](arguments)
         except fastjsonschema.JsonSchemaValueException as e:
@@ -363,6 +384,7 @@ class Toolbox:
         start = time.perf_counter()
 
         def refuse(message, **extra):
+            message = mask(message)  # before the cut: no prefix of a key survives it
             content, cut = truncate(to_text({"error": message}), max_result_chars)
             return Outcome(content, error=message, truncated_chars=cut,
                            seconds=time.perf_counter() - start, **extra)
@@ -376,7 +398,8 @@ class Toolbox:
             return refuse(f"the arguments for {name} are not valid JSON ({e}); send one JSON "
                           "object with the arguments by name")
         if not isinstance(arguments, dict):
-            return refuse(f"the arguments for {name} must be a JSON object, not {type(arguments).__name__}")
+            return refuse(f"the arguments for {name} must be a JSON object, not "
+                          f"{type(arguments).__name__}")
         problem = self._schema_error(name, arguments)
         if problem:
             return refuse(f"wrong arguments for {name}: {problem}", arguments=arguments)
@@ -394,6 +417,6 @@ class Toolbox:
                           arguments=arguments)
         except Exception as e:
             return refuse(f"{name} failed: {type(e).__name__}: {e}", arguments=arguments)
-        content, cut = truncate(to_text(result), max_result_chars)        # 6. observe
+        content, cut = truncate(mask(to_text(result)), max_result_chars)  # 6. observe
         return Outcome(content, arguments=arguments, truncated_chars=cut,
                        seconds=time.perf_counter() - start)

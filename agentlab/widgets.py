@@ -18,7 +18,11 @@ Design notes:
   unexpected and nbval sees exactly what the cell itself prints.
 - Sliders use continuous_update=False: a run starts only when Run is pressed.
 - A failing run shows its error message in the panel (and in `last_error`), never swallowed.
-- A second Run while one is going is refused with a message, not queued.
+- Pressing Run in the front end starts the run on a background thread, so the kernel stays
+  free to hear Stop, and a second press (a double click) while it goes is refused, not queued
+  behind it. `.click()` from code runs synchronously, so a cell can read the result at once.
+- Stop ends the run at the next step boundary (stop reason "interrupted"); the steps so far
+  are kept in the history like any other run.
 """
 
 from __future__ import annotations
@@ -27,13 +31,14 @@ import html
 import io
 import json
 import pathlib
+import threading
 from collections.abc import Sequence
 
 import ipywidgets as W
 
-from .loop import Limits, run_agent
+from .loop import Limits, StopRun, run_agent
 from .models import connect
-from .records import Run, format_step, redact
+from .records import STOP_REASONS, Run, format_step, redact
 from .toolkit import COURSE_TOOLS
 from .tutor import PERSONAS
 
@@ -55,12 +60,30 @@ def _model_choices() -> list[str]:
 
 
 def _png(figure) -> bytes:
-    import matplotlib.pyplot as plt
-
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=72)
-    plt.close(figure)
     return buffer.getvalue()
+
+
+def _figure(columns: int, size: tuple[float, float]):
+    """A figure outside pyplot's global state: safe to draw on the run's background thread."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=size)
+    return figure, figure.subplots(1, columns)
+
+
+class _PressButton(W.Button):
+    """A standard Button (the same front-end widget) whose presses in the front end call
+    `on_press` instead of the click handlers; `.click()` from code still calls those."""
+
+    def __init__(self, on_press, **kwargs):
+        super().__init__(**kwargs)
+        self._on_press = on_press
+
+    def _handle_button_msg(self, _, content, buffers):
+        if content.get("event") == "click":
+            self._on_press()
 
 
 class Playground:
@@ -74,7 +97,9 @@ class Playground:
         self.tools, self.client, self.save_path = tools, client, pathlib.Path(save_path)
         self.history: list[Run] = []
         self.last_error: str | None = None
-        self._busy = False
+        self._running = threading.Lock()  # held while a run goes: one run at a time
+        self._stop = threading.Event()    # set by Stop; the run ends at its next step boundary
+        self._thread: threading.Thread | None = None
         models = list(models or ([client.default_model] if client else _model_choices()))
 
         narrow = {"description_width": "9em"}
@@ -104,7 +129,9 @@ class Playground:
                                                      "the chapter's check, after paying: can overshoot"],
                                            style={**narrow, "button_width": "11em"})
         auto = W.Layout(width="auto")
-        self.run_button = W.Button(description="Run", button_style="primary", icon="play", layout=auto)
+        self.run_button = _PressButton(self.start, description="Run", button_style="primary",
+                                       icon="play", layout=auto)
+        self.stop_button = W.Button(description="Stop", icon="stop", layout=auto, disabled=True)
         self.clear_button = W.Button(description="Clear history", icon="trash", layout=auto)
         self.save_button = W.Button(description="Save history as JSON", icon="save", layout=auto)
         self.status = W.HTML(value="Set the limits, then press Run.")
@@ -113,13 +140,14 @@ class Playground:
         self.run_plot = W.Image(format="png", layout=W.Layout(max_width="80em"))
 
         self.run_button.on_click(lambda _: self.run())
+        self.stop_button.on_click(lambda _: self.stop())
         self.clear_button.on_click(lambda _: self.clear())
         self.save_button.on_click(lambda _: self.save())
         self.panel = W.VBox([
             self.task,
             W.HBox([W.VBox([self.max_steps, self.max_cost_usd, self.max_seconds, self.max_result_chars]),
                     W.VBox([self.model, self.priced_as, self.budget_mode, self.wind_down])]),
-            W.HBox([self.run_button, self.clear_button, self.save_button]),
+            W.HBox([self.run_button, self.stop_button, self.clear_button, self.save_button]),
             self.status, self.log,
             self.history_plot, self.run_plot,
         ])
@@ -133,15 +161,53 @@ class Playground:
 
     def run(self) -> Run | None:
         """Run the chosen task under the sliders' limits; add it to the history and redraw."""
-        if self._busy:
-            self._say("A run is already going: wait for it to finish.", error=True)
+        if not self._running.acquire(blocking=False):
+            self._say("A run is already going: wait for it to finish, or press Stop.", error=True)
             return None
-        self._busy, self.run_button.disabled = True, True
+        try:
+            return self._run()
+        finally:
+            self._running.release()
+            self.run_button.disabled, self.stop_button.disabled = False, True
+
+    def start(self) -> threading.Thread | None:
+        """Start a run on a background thread (what pressing Run in the front end does)."""
+        if not self._running.acquire(blocking=False):  # taken here, before the thread starts
+            self._say("A run is already going: wait for it to finish, or press Stop.", error=True)
+            return None
+
+        def go():
+            try:
+                self._run()
+            finally:
+                self._running.release()
+                self.run_button.disabled, self.stop_button.disabled = False, True
+
+        self._thread = threading.Thread(target=go, daemon=True, name="agentlab-playground")
+        self._thread.start()
+        return self._thread
+
+    def wait(self, timeout: float | None = None) -> Run | None:
+        """Wait for a run started with start() to finish; return the last run."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self.history[-1] if self.history else None
+
+    def stop(self) -> None:
+        """Ask the run that is going to stop at its next step boundary."""
+        self._stop.set()
+        self._say("Stopping at the end of this step...")
+
+    def _run(self) -> Run | None:
+        self._stop.clear()
+        self.run_button.disabled, self.stop_button.disabled = True, False
         lines: list[str] = []
 
         def show(step):
             lines.append(redact(format_step(step)))
             self.log.value = self._log_html(lines)
+            if self._stop.is_set():
+                raise StopRun("stopped with the playground's Stop button")
 
         try:
             self._say(f"Running {self.model.value}...")
@@ -150,7 +216,7 @@ class Playground:
                             limits=self.limits(), on_step=show, budget=self.budget_mode.value,
                             wind_down=self.wind_down.value)
             self.history.append(run)
-            lines.append(f"answer: {run.answer}" if run.answer is not None else
+            lines.append(f"answer: {redact(run.answer)}" if run.answer is not None else
                          f"stopped: {run.stop_reason} ({run.stop_detail})")
             self.log.value = self._log_html(lines)
             self.last_error = None
@@ -161,8 +227,6 @@ class Playground:
             self.last_error = redact(f"{type(e).__name__}: {e}")
             self._say(self.last_error, error=True)
             return None
-        finally:
-            self._busy, self.run_button.disabled = False, False
 
     def clear(self) -> None:
         self.history.clear()
@@ -184,18 +248,18 @@ class Playground:
 
     def redraw(self) -> None:
         """Plot steps and cost per run over the history; the last run's cost, tokens and time."""
-        import matplotlib.pyplot as plt
-
         from . import plots
 
         if not self.history:
             return
-        fig, (steps, cost) = plt.subplots(1, 2, figsize=(11, 4.5))
+        for reason in STOP_REASONS:  # until plots.COLOURS has a colour for every stop reason
+            plots.COLOURS.setdefault(reason, "#8d99ae")
+        fig, (steps, cost) = _figure(2, (11, 4.5))
         plots.steps_per_run(self.history, steps)
         plots.cost_per_run(self.history, cost)
         fig.tight_layout()
         self.history_plot.value = _png(fig)
-        fig, (spent, tokens, times) = plt.subplots(1, 3, figsize=(16, 4.5))
+        fig, (spent, tokens, times) = _figure(3, (16, 4.5))
         plots.cumulative_cost(self.history[-1], spent)
         plots.tokens_per_step(self.history[-1], tokens)
         plots.timeline(self.history[-1], times)

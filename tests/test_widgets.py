@@ -174,3 +174,65 @@ def test_only_standard_ipywidgets_so_any_front_end_renders_it(playground):
     assert modules <= {("@jupyter-widgets/controls", "@jupyter-widgets/controls"),
                        ("@jupyter-widgets/base", "@jupyter-widgets/base")}
     assert len(list(walk(playground.panel))) > 15
+
+
+def press(button):
+    """What a click in the front end sends the kernel (`.click()` is the code-driven path)."""
+    button._handle_button_msg(button, {"event": "click"}, [])
+
+
+def test_a_double_click_in_the_front_end_never_starts_two_runs(playground):
+    playground.model.value = "tutor-slow"  # a run takes seconds: the second press lands in it
+    press(playground.run_button)
+    press(playground.run_button)  # the double click
+    assert "already going" in playground.status.value
+    run = playground.wait(30)
+    assert len(playground.history) == 1 and run.stop_reason == "answered"
+    assert playground.run_button.disabled is False and playground.stop_button.disabled is True
+
+
+def test_stop_ends_a_run_at_the_next_step_boundary(playground, monkeypatch):
+    import agentlab.widgets as widgets
+
+    original = widgets.run_agent
+
+    def run_agent(*args, **kwargs):  # Stop pressed while step 1 is going
+        press_stop = lambda step: step.index == 1 and playground.stop_button.click()  # noqa: E731
+        kwargs["on_step"] = [press_stop, kwargs["on_step"]]
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(widgets, "run_agent", run_agent)
+    playground.model.value = "tutor-looper"
+    playground.run_button.click()
+    run = playground.history[-1]
+    assert run.stop_reason == "interrupted" and len(run.steps) == 2
+    assert "Stop button" in run.stop_detail and "stopped: interrupted" in playground.log.value
+    monkeypatch.setattr(widgets, "run_agent", original)
+    playground.run_button.click()  # the next run is not stopped by the last one's Stop
+    assert playground.history[-1].stop_reason == "max_steps"
+
+
+def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground):
+    playground.model.value = "tutor-slow"
+    press(playground.run_button)
+    playground.stop_button.click()
+    run = playground.wait(30)
+    assert run.stop_reason == "interrupted" and len(run.steps) == 1
+
+
+def test_the_playground_log_and_saved_json_hold_no_key(playground, monkeypatch, tmp_path):
+    from agentlab import tool
+
+    key = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the weather in a city."""
+        return f"rain (fetched with {key})"
+
+    panel = Playground(TASKS[0], tools=[get_weather])
+    panel.run_button.click()
+    saved = panel.save(tmp_path / "runs.json").read_text()
+    for text in (panel.log.value, saved, panel.status.value):
+        assert key[:10] not in text

@@ -1,0 +1,34 @@
+"""Masking secrets: an API key never reaches the model, a Run, a log or a file.
+
+A key can come back to us in text we did not write: a tool that reads the environment or a
+config file, an exception message that quotes its input, an API error that echoes the key it
+was given ("Incorrect API key provided: sk-..."). `mask` is applied where such text enters the
+package (tool results and errors in tools.py, API errors in loop.py), and *before* any cut, so
+that no prefix of a key survives a truncation.
+
+What counts as a key: the value of OPENAI_API_KEY in the environment, and anything shaped like
+an OpenAI-style key ("sk-" followed by at least 8 key characters). Left out on purpose: other
+providers' key shapes, and keys split across two messages.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+KEY_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_*-]{8,}")
+MASK = "[masked key]"
+
+
+def mask(text: str) -> str:
+    """Replace every API key in text with a fixed marker; anything that is not text is returned.
+
+    Example: "Incorrect API key provided: sk-proj-abc123def456." ->
+             "Incorrect API key provided: [masked key]."
+    """
+    if not isinstance(text, str):
+        return text
+    key = os.environ.get("OPENAI_API_KEY")
+    if key and len(key) >= 8:
+        text = text.replace(key, MASK)
+    return KEY_SHAPE.sub(MASK, text)

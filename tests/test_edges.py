@@ -1,0 +1,594 @@
+"""The guardrails at their edges: the wall clock, non-finite limits, the budget when the API lies,
+replies cut at the cap, the wind-down, Ctrl-C, secrets, misuse, and the exact boundaries."""
+
+import _thread
+import json
+import math
+import threading
+import time
+import warnings
+
+import pytest
+
+from agentlab import Limits, Run, connect, models, print_step, run_agent, tool
+from agentlab.masking import MASK, mask
+from agentlab.pricing import Budget, Price
+from agentlab.server import handle, make_transport
+from agentlab.toolkit import COURSE_TOOLS, calculate
+from agentlab.tools import Toolbox, truncate
+
+COAT = "What's the weather in Paris, and should I take a coat?"
+FAKE_KEY = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
+
+
+def answer(text):
+    """A scripted model that always answers `text`."""
+    return lambda model, messages, tools, tool_choice, **options: {"role": "assistant",
+                                                                   "content": text}
+
+
+def call_then_answer(name, arguments, text="done"):
+    """A scripted model: one tool call, then an answer quoting the tool's result."""
+    def respond(model, messages, tools, tool_choice, **options):
+        if messages[-1]["role"] == "tool":
+            return {"role": "assistant", "content": f"{text}: {messages[-1]['content']}"}
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+    return respond
+
+
+# --- 1. the time limit is a wall clock for the whole run ------------------------------------
+
+def never_answers(method, path, body):
+    return 200, {}, 3600.0  # the transport honours the request's read timeout, then times out
+
+
+SLACK_SECONDS = 0.5  # stated in the README: a run ends within max_seconds + this
+
+
+def test_a_model_that_never_answers_holds_the_run_no_longer_than_its_time_limit():
+    # timeout=5: the SDK's own per-call cap, so a broken deadline fails this test, not hangs it
+    client = connect("tutor", transport=make_transport(never_answers), max_retries=2, timeout=5)
+    start = time.perf_counter()
+    run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_seconds=1.5))
+    assert time.perf_counter() - start < 1.5 + SLACK_SECONDS
+    assert run.stop_reason == "max_seconds" and "APITimeoutError" in run.stop_detail
+
+
+def test_retries_happen_within_a_short_time_limit_and_stop_at_its_edge():
+    failures = []
+
+    def fails_once(method, path, body):
+        if not failures:
+            failures.append(1)
+            return 500, {"error": {"message": "boom", "type": "server_error", "param": None,
+                                   "code": None}}, 0.0
+        return handle(method, path, body)
+
+    client = connect("tutor", transport=make_transport(fails_once), max_retries=2)
+    run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_seconds=2))
+    assert run.stop_reason == "answered" and failures == [1]  # retried, though under 10 s
+
+
+def test_a_retry_after_longer_than_the_time_left_is_not_waited_for():
+    def rate_limited(method, path, body):
+        return 429, {"error": {"message": "slow down", "type": "requests", "param": None,
+                               "code": None}}, 0.0, {"retry-after": "30"}
+
+    client = connect("tutor", transport=make_transport(rate_limited), max_retries=2)
+    start = time.perf_counter()
+    run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_seconds=1))
+    assert time.perf_counter() - start < 1 + SLACK_SECONDS
+    assert run.stop_reason == "error" and "RateLimitError (HTTP 429)" in run.stop_detail
+
+
+@pytest.mark.parametrize("error, attempt, wait", [
+    (429, 0, 0.01), (500, 1, 1.0), (503, 0, 0.5), (400, 0, None), (404, 3, None)])
+def test_retry_waits_follow_the_sdks_rule(error, attempt, wait):
+    import httpx
+    import openai
+
+    headers = {"retry-after-ms": "10"} if error == 429 else {}
+    response = httpx.Response(error, headers=headers, request=httpx.Request("POST", "http://x"))
+    exc = openai.APIStatusError("x", response=response, body=None)
+    assert models._retry_wait(exc, attempt) == wait
+
+
+# --- 2. limits are finite numbers ------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["max_cost_usd", "max_seconds", "tool_timeout"])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_limits_refuse_nan_and_infinity(name, value):
+    with pytest.raises(ValueError, match=f"Limits.{name} must be a positive number or None"):
+        Limits(**{name: value})
+
+
+def test_none_still_switches_a_limit_off():
+    assert Limits(max_cost_usd=None, max_seconds=None, tool_timeout=None).max_cost_usd is None
+
+
+# --- 3. never exceed, and say so when the API lies ----------------------------------------------
+
+def test_there_is_no_client_that_ignores_the_cap():
+    assert not hasattr(models, "LocalClient")
+    long_reply = "word " * 500
+    run = run_agent("Say a lot.", client=connect(respond=answer(long_reply)),
+                    limits=Limits(max_output_tokens=50))
+    assert run.steps[0].completion_tokens <= 50  # the same cap rule as the tutor's
+
+
+def test_a_scripted_model_goes_through_the_sdk_like_the_tutor():
+    client = connect(respond=call_then_answer("calculate", {"expression": "17 * 23"}))
+    run = run_agent("What is 17 * 23?", COURSE_TOOLS, client=client)
+    assert run.stop_reason == "answered" and run.answer == "done: 391"
+    assert run.steps[0].prompt_tokens > 0 and run.cost_usd > 0
+
+
+def inflated_usage(factor):
+    def handler(method, path, body):
+        status, payload, delay = handle(method, path, body)
+        if status == 200:
+            payload["usage"]["prompt_tokens"] *= factor
+        return status, payload, delay
+    return handler
+
+
+def test_an_api_that_bills_more_than_the_bound_stops_the_run_and_says_by_how_much():
+    client = connect("tutor", transport=make_transport(inflated_usage(1000)))
+    run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=0.01))
+    assert run.stop_reason == "max_cost" and not run.ok and len(run.steps) == 1
+    assert run.cost_usd > 0.01  # the overshoot is recorded, not hidden
+    assert "more than the" in run.stop_detail and "over the $0.010000 budget by" in run.stop_detail
+
+
+# --- 4. a reply cut at the cap ---------------------------------------------------------------
+
+def test_a_reply_cut_at_the_token_cap_is_truncated_not_answered():
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-verbose",
+                    limits=Limits(max_output_tokens=40))
+    assert run.stop_reason == "truncated" and not run.ok
+    assert run.answer and len(run.answer) <= 40 * 4  # the partial text is kept
+    assert run.stop_detail == ("the reply was cut off at the max-tokens cap "
+                               "(Limits.max_output_tokens); its partial text is kept as the answer")
+
+
+# --- 5. the wind-down always ends with an answer -----------------------------------------------
+
+@tool(name="get_weather")  # a name the tutor plans for: one call per city, in one step
+def big_weather(city: str) -> str:
+    """Get the weather in a city, with a long report."""
+    return f"{city}: " + "rain, " * 2000
+
+
+@pytest.mark.parametrize("model, task, tools", [
+    ("tutor", "What is the weather in Paris, London, Tokyo and Lima?", [big_weather]),
+    ("tutor-looper", "What is 2 + 2?", COURSE_TOOLS),
+    ("tutor-verbose", "What is 2 + 2?", COURSE_TOOLS)])
+def test_the_wind_down_ends_with_an_answer_at_every_budget(model, task, tools):
+    ended = []
+    for i in range(40):
+        budget = 0.0005 * 1.1 ** i
+        run = run_agent(task, tools, model=model, wind_down=True,
+                        limits=Limits(max_cost_usd=budget, max_steps=8))
+        if run.steps:  # a budget too small for even one call cannot buy an answer
+            ended.append((budget, run.answer is not None, run.cost_usd <= budget))
+    assert len(ended) >= 30
+    assert all(has_answer and within for _, has_answer, within in ended), ended
+
+
+# --- 6. Ctrl-C keeps what was done -----------------------------------------------------------
+
+def test_ctrl_c_during_a_tool_returns_the_run_with_its_finished_steps():
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the weather; the user presses Ctrl-C meanwhile."""
+        _thread.interrupt_main()  # what Ctrl-C does: KeyboardInterrupt in the main thread
+        time.sleep(2)
+        return "rain"
+
+    client = connect(respond=call_then_answer("get_weather", {"city": "Paris"}))
+    run = run_agent(COAT, [get_weather], client=client)
+    assert run.stop_reason == "interrupted"
+    assert run.stop_detail == ("interrupted by Ctrl-C (KeyboardInterrupt); the finished steps "
+                               "are kept")
+    assert len(run.steps) == 1 and run.cost_usd > 0  # the paid model call is kept
+    assert Run.from_json(run.to_json()) == run
+    asked = [c["id"] for m in run.messages for c in m.get("tool_calls") or []]
+    assert asked == [m["tool_call_id"] for m in run.messages if m["role"] == "tool"]
+
+
+def test_ctrl_c_during_a_model_call_keeps_the_steps_before_it():
+    turns = []
+
+    def respond(model, messages, tools, tool_choice, **options):
+        turns.append(1)
+        if len(turns) == 2:
+            _thread.interrupt_main()
+            time.sleep(1)
+        return call_then_answer("calculate", {"expression": "1 + 1"})(
+            model, messages, tools, tool_choice)
+
+    run = run_agent("What is 1 + 1?", COURSE_TOOLS, client=connect(respond=respond))
+    assert run.stop_reason == "interrupted" and len(run.steps) == 1
+    assert run.steps[0].tool_calls[0].result == "2"
+
+
+# --- 7. secrets are masked at the source -------------------------------------------------------
+
+def test_masking_replaces_a_whole_key():
+    assert mask(f"key={FAKE_KEY}.") == f"key={MASK}."
+    assert mask("sk-short") == "sk-short"  # too short to be a key
+    assert mask(None) is None
+
+
+@pytest.mark.parametrize("where", ["result", "error", "straddling the cut"])
+def test_a_key_from_a_tool_never_reaches_the_model_or_the_record(where, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    cut = 100
+
+    @tool
+    def read_config(name: str) -> str:
+        """Read a configuration value."""
+        if where == "error":
+            raise RuntimeError(f"bad config: api_key={FAKE_KEY}")
+        if where == "straddling the cut":
+            return "x" * (cut - 10) + FAKE_KEY  # a cut at 100 would leave "sk-proj-FA"
+        return f"api_key={FAKE_KEY}"
+
+    sent = []
+
+    def respond(model, messages, tools, tool_choice, **options):
+        sent.append(json.dumps(messages))
+        return call_then_answer("read_config", {"name": "key"})(model, messages, tools, tool_choice)
+
+    run = run_agent("Show the config.", [read_config], client=connect(respond=respond),
+                    limits=Limits(max_result_chars=cut), on_step=print_step)
+    shown = [*sent, run.to_json(), repr(run), run._repr_html_(), run.summary(),
+             capsys.readouterr().out]
+    for text in shown:
+        assert FAKE_KEY[:10] not in text  # not even a prefix
+    assert "[masked" in run.tool_calls[0].result  # the marker may be cut; the key is gone
+
+
+def test_an_api_error_quoting_a_key_longer_than_the_cut_is_masked(monkeypatch):
+    def unauthorized(method, path, body):
+        return 401, {"error": {"message": "x" * 480 + f" {FAKE_KEY}", "type": "auth",
+                               "param": None, "code": None}}, 0.0
+
+    client = connect("tutor", transport=make_transport(unauthorized))
+    run = run_agent(COAT, COURSE_TOOLS, client=client)
+    assert run.stop_reason == "error" and FAKE_KEY[:8] not in run.stop_detail
+
+
+# --- 8. misuse gets a clear error naming the fix ------------------------------------------------
+
+@pytest.mark.parametrize("tools, fix", [
+    ("calculate", "not the text 'calculate'"), (calculate, r"pass \[calculate\]"),
+    (["calculate"], "pass the function itself"), (42, r"pass \[int\]")])
+def test_tools_given_the_wrong_way_name_the_fix(tools, fix):
+    with pytest.raises(TypeError, match=fix):
+        run_agent("What is 2 + 2?", tools)
+
+
+@pytest.mark.parametrize("task", [None, 42, ["What is 2 + 2?"]])
+def test_a_task_that_is_not_text_names_the_fix(task):
+    with pytest.raises(TypeError, match="the task must be text"):
+        run_agent(task, [calculate])
+
+
+def test_tool_warns_about_a_missing_docstring_and_a_misnamed_argument():
+    def nameless(city: str) -> str:
+        return city
+
+    with pytest.warns(UserWarning, match="has no docstring"):
+        tool(nameless)
+
+    def misnamed(city: str) -> str:
+        """Get the weather.
+
+        Args:
+            town: The city.
+        """
+        return city
+
+    with pytest.warns(UserWarning, match="describes town, which is not a parameter"):
+        tool(misnamed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tool(big_weather.function)  # a documented tool: no warning
+
+
+# --- 9. priced_as for every client; a flat sum of 100 numbers -----------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda price: connect("tutor", priced_as=price),
+    lambda price: connect(respond=answer("4"), priced_as=price),
+    lambda price: connect("tutor", transport=make_transport(handle), priced_as=price)])
+def test_priced_as_works_for_every_client(make):
+    cheap = run_agent("What is 2 + 2?", COURSE_TOOLS, client=make("gpt-4o-mini"))
+    dear = run_agent("What is 2 + 2?", COURSE_TOOLS, client=make("gpt-4o"))
+    assert dear.priced_as == "gpt-4o" and dear.cost_usd > 10 * cheap.cost_usd
+    assert dear.prompt_tokens == cheap.prompt_tokens
+
+
+def test_calculate_accepts_a_flat_sum_of_100_numbers_but_not_deep_nesting():
+    assert calculate("+".join(["1"] * 100)) == 100
+    assert calculate(" * ".join(["1"] * 100) + " - 1") == 0
+    with pytest.raises(ValueError, match="nested too deeply"):
+        calculate("-" * 60 + "1")
+
+
+# --- 11. one thread per tool call, none left parked ---------------------------------------------
+
+def test_tool_calls_leave_no_thread_behind():
+    box = Toolbox([calculate])
+    for _ in range(50):
+        assert box.call("calculate", '{"expression": "1 + 1"}', timeout=1).content == "2"
+    deadline = time.time() + 5
+    while time.time() < deadline and any(t.name == "agentlab-tool" for t in threading.enumerate()):
+        time.sleep(0.01)
+    assert not [t for t in threading.enumerate() if t.name == "agentlab-tool"]
+
+
+# --- 12. the exact boundaries ------------------------------------------------------------------
+
+MARKER_100 = "\n...[truncated: 1 of 101 characters cut]"
+
+
+def test_truncation_at_its_exact_edge():
+    assert truncate("x" * 100, 100) == ("x" * 100, 0)
+    cut, chars = truncate("x" * 101, 100)
+    assert chars == 1 and cut == "x" * 100 + MARKER_100 and len(cut) == 100 + len(MARKER_100)
+    assert truncate("", 1) == ("", 0) and truncate("abc", None) == ("abc", 0)
+
+
+@pytest.mark.parametrize("length, cut", [(100, 0), (101, 1)])
+def test_a_result_exactly_max_result_chars_long_is_not_cut(length, cut):
+    @tool
+    def exact(n: int) -> str:
+        """Return n characters."""
+        return "y" * n
+
+    outcome = Toolbox([exact]).call("exact", json.dumps({"n": length}), max_result_chars=100)
+    assert outcome.truncated_chars == cut
+    assert outcome.content == ("y" * 100 + MARKER_100 if cut else "y" * 100)
+
+
+PRICE = Price(1.0, 1.0, "one-dollar-per-million")
+
+
+def test_a_spend_exactly_equal_to_the_budget_is_within_it():
+    messages = [{"role": "user", "content": "hi"}]
+    probe = Budget(1.0, PRICE)
+    bound = probe.call_bound(messages, None, 100)
+    exact = Budget(bound, PRICE)
+    assert exact.refuse_call(messages, None, 100) is None  # spent 0 + bound == budget: allowed
+    assert Budget(bound * (1 - 1e-9), PRICE).refuse_call(messages, None, 100)  # a hair under
+    exact.spent = bound
+    assert exact.overspent() is None
+    exact.spent = math.nextafter(bound, math.inf)
+    assert "over the" in exact.overspent()
+
+
+def test_each_charge_belongs_to_its_own_step():
+    from agentlab.pricing import cost_usd
+
+    run = run_agent(COAT, COURSE_TOOLS, model="tutor-looper", limits=Limits(max_steps=4))
+    assert [s.index for s in run.steps] == [0, 1, 2, 3]
+    for step in run.steps:
+        assert step.cost_usd == pytest.approx(
+            cost_usd("gpt-4o-mini", step.prompt_tokens, step.completion_tokens), rel=1e-12)
+    assert len({s.prompt_tokens for s in run.steps}) == 4  # each step priced on its own usage
+    assert run.cost_usd == pytest.approx(sum(s.cost_usd for s in run.steps))
+
+
+def test_an_observer_can_stop_the_run_at_a_step_boundary():
+    from agentlab.loop import StopRun
+
+    def stop_after_two(step):
+        if step.index == 1:
+            raise StopRun("enough for now")
+
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", on_step=stop_after_two)
+    assert run.stop_reason == "interrupted" and run.stop_detail == "enough for now"
+    assert len(run.steps) == 2 and run.answer is None
+    silent = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper",
+                       on_step=lambda step: (_ for _ in ()).throw(StopRun()))
+    assert silent.stop_detail == "stopped by an on_step observer" and len(silent.steps) == 1
+
+
+# --- the wind-down's look-ahead, at its edges ---------------------------------------------------
+
+def look_ahead(max_usd, mode="before", left=None, step_seconds=()):
+    """last_step on a one-message conversation, with a stub clock and finished steps."""
+    from types import SimpleNamespace
+
+    from agentlab.loop import last_step
+    from agentlab.records import Step
+
+    spend = Budget(max_usd, PRICE, mode)
+    run = SimpleNamespace(steps=[Step(index=i, message={}, model_seconds=s)
+                                 for i, s in enumerate(step_seconds)])
+    clock = SimpleNamespace(left=lambda: left)
+    schemas = [calculate.schema]
+    return last_step(0, Limits(max_steps=5), spend, clock, run, [{"role": "user",
+                                                                  "content": "hi"}], schemas)
+
+
+def two_calls_cost():
+    from agentlab.loop import _after_this_step
+
+    spend, limits, messages = Budget(1.0, PRICE), Limits(max_steps=5), [{"role": "user",
+                                                                          "content": "hi"}]
+    return (spend.call_bound(messages, [calculate.schema], limits.max_output_tokens)
+            + spend.call_bound(_after_this_step(messages, limits), [calculate.schema],
+                               limits.max_output_tokens))
+
+
+def test_the_wind_down_starts_when_this_call_and_the_answer_no_longer_both_fit():
+    needed = two_calls_cost()
+    assert look_ahead(needed) is None  # exactly enough for this call and the final answer
+    stop = look_ahead(needed * (1 - 1e-6))
+    assert stop.reason == "max_cost"
+    assert stop.detail == "Budget nearly spent: there is money for one more call only"
+    assert look_ahead(needed * 0.5, mode="after") is None  # the chapter's mode has no look-ahead
+    assert look_ahead(None) is None
+
+
+def test_the_wind_down_starts_when_less_than_two_steps_of_time_are_left():
+    assert look_ahead(None, left=2.0, step_seconds=[1.0, 1.0]) is None  # exactly two steps left
+    assert look_ahead(None, left=2.5, step_seconds=[1.5, 0.5]) is None  # the mean step, not sum
+    stop = look_ahead(None, left=1.99, step_seconds=[1.0, 1.0])
+    assert stop.reason == "max_seconds" and stop.detail.startswith("Time nearly up")
+    assert look_ahead(None, left=0.1) is None  # no step yet: no measure of a step's time
+
+
+def test_the_step_limit_note_counts_steps_from_one():
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", wind_down=True,
+                    limits=Limits(max_steps=3))
+    assert run.messages[-2]["content"].startswith(
+        "[agentlab] Step limit reached: this is step 3 of 3. Do not call tools")
+
+
+def test_an_unpriced_response_is_charged_the_bound_of_its_own_call():
+    def no_usage(method, path, body):
+        status, payload, delay = handle(method, path, body)
+        payload.pop("usage", None)
+        return status, payload, delay
+
+    client = connect("tutor", transport=make_transport(no_usage))
+    run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=None))
+    first = run.steps[0]
+    bound = Budget(None, "gpt-4o-mini").call_bound(
+        run.messages[:2], Toolbox(COURSE_TOOLS).schemas, Limits().max_output_tokens)
+    assert first.cost_estimated and first.cost_usd == bound
+
+
+def test_the_look_ahead_prices_the_conversation_as_it_could_stand_after_this_step():
+    from agentlab.loop import _after_this_step
+
+    messages = [{"role": "user", "content": "hi"}]
+    after = _after_this_step(messages, Limits(max_output_tokens=10, max_result_chars=100))
+    assert after[0] is messages[0] and len(after) == 6
+    assert after[1] == {"role": "assistant", "content": "x" * 40}  # a reply at the cap
+    assert after[2:5] == [{"role": "tool", "tool_call_id": "call_reserved",
+                           "content": "x" * 160}] * 3  # three results, cut, with a marker
+    assert after[5] == {"role": "user", "content": "[agentlab] Budget nearly spent. Do not call "
+                        "tools; answer now with what you have gathered."}
+    unlimited = _after_this_step(messages, Limits(max_result_chars=None))
+    assert len(unlimited[2]["content"]) == 4060
+
+
+def test_the_wind_down_answers_even_after_more_results_than_it_reserved_room_for():
+    @tool(name="get_weather")
+    def long_weather(city: str) -> str:
+        """Get the weather in a city, with a long report."""
+        return "rain, " * 1000
+
+    def eight_calls_then_answer(model, messages, tools, tool_choice, **options):
+        if tool_choice == "none" or messages[-1]["role"] == "tool":
+            return {"role": "assistant", "content": "It rains everywhere."}
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": "get_weather", "arguments": json.dumps({"city": f"c{i}"})}}
+            for i in range(8)]}
+
+    client = connect(respond=eight_calls_then_answer)
+    endings = []
+    for i in range(40):
+        budget = 0.0005 * 1.1 ** i
+        run = run_agent("Weather in eight cities?", [long_weather], client=client,
+                        wind_down=True, limits=Limits(max_cost_usd=budget))
+        if run.steps:
+            endings.append((run.answer, run.cost_usd <= budget, run.steps[0].tool_calls))
+    assert len(endings) >= 30
+    assert all(answer == "It rains everywhere." and within for answer, within, _ in endings)
+    withheld = [c for _, _, calls in endings for c in calls if c.result.startswith(
+        '{"error": "result withheld')]
+    assert withheld and all(c.error.startswith("withheld") for c in withheld)
+
+
+# --- small helpers, at their edges --------------------------------------------------------------
+
+def stub_call(name="calculate", arguments='{"expression": "1 + 1"}'):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(id="call_1", function=SimpleNamespace(name=name, arguments=arguments))
+
+
+@pytest.mark.parametrize("left", [0.0, -1.0, 0.5])
+def test_a_tool_call_after_the_deadline_is_not_run(left):
+    from types import SimpleNamespace
+
+    from agentlab.loop import act
+
+    clock = SimpleNamespace(left=lambda: left)
+    outcome = act(Toolbox([calculate]), stub_call(), Limits(), clock, None, None)
+    if left <= 0:
+        assert outcome.content == '{"error": "not run: the run\'s time limit was reached"}'
+        assert outcome.error == "not run: the run's time limit was reached"
+    else:
+        assert outcome.content == "2" and outcome.error is None
+
+
+def test_a_tool_call_with_no_time_limits_at_all_runs():
+    from types import SimpleNamespace
+
+    from agentlab.loop import act
+
+    limits = Limits(tool_timeout=None, max_seconds=None)
+    outcome = act(Toolbox([calculate]), stub_call(), limits, SimpleNamespace(left=lambda: None),
+                  None, None)
+    assert outcome.content == "2"
+
+
+class Failure(Exception):
+    pass
+
+
+@pytest.mark.parametrize("make, described", [
+    (lambda: Failure("plain words"), "Failure: plain words"),
+    (lambda: Failure(), "Failure: no details"),
+    (lambda: type("APIish", (Exception,), {"message": "from the API", "status_code": 418})(
+        "ignored"), "APIish (HTTP 418): from the API"),
+    (lambda: Failure("y" * 600), "Failure: " + "y" * 491)])
+def test_api_errors_are_described_in_one_masked_line_of_at_most_500_characters(make, described):
+    from agentlab.loop import _describe
+
+    assert _describe(make()) == described
+
+
+def test_reprice_prices_the_same_tokens_at_another_model():
+    from agentlab.pricing import cost_usd, reprice
+
+    run = run_agent(COAT, COURSE_TOOLS)
+    expected = sum(cost_usd("gpt-4o", s.prompt_tokens, s.completion_tokens) for s in run.steps)
+    assert reprice(run, "gpt-4o") == expected and expected > 10 * run.cost_usd
+    assert reprice(run, PRICE) == pytest.approx((run.prompt_tokens + run.completion_tokens) / 1e6)
+
+
+def test_a_tools_repr_is_its_name_and_first_line():
+    assert repr(calculate).startswith("Tool('calculate': ") and "\n" not in repr(calculate)
+
+    @tool(description="first line\nsecond line")
+    def two_lines(x: int) -> int:
+        return x
+
+    def bare(x: int) -> int:
+        return x
+
+    with pytest.warns(UserWarning):
+        bare_tool = tool(bare)
+    assert repr(two_lines) == "Tool('two_lines': first line)"
+    assert repr(bare_tool) == "Tool('bare': )"
+
+
+def test_the_repeat_guard_ignores_the_order_of_arguments_and_counts_exactly():
+    from agentlab.tools import RepeatGuard
+
+    guard = RepeatGuard(2)
+    assert guard.check("f", {"a": 1, "b": 2}) is None
+    assert guard.check("f", {"b": 2, "a": 1}) is None  # the same call, keys in another order
+    refusal = guard.check("f", {"a": 1, "b": 2})
+    assert "was already called 2 times in a row" in refusal
