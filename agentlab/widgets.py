@@ -118,9 +118,10 @@ class Playground:
         self.max_seconds = W.FloatSlider(value=30, min=0.5, max=60, step=0.5,
                                          description="max_seconds", continuous_update=False,
                                          style=narrow, layout=layout)
-        self.max_result_chars = W.IntSlider(value=4000, min=100, max=8000, step=100,
-                                            description="max_result_chars",
-                                            continuous_update=False, style=narrow, layout=layout)
+        # Steps that matter on a log-like scale: a cut of 30 characters teaches as much as 4000.
+        self.max_result_chars = W.SelectionSlider(
+            options=[20, 30, 50, 100, 200, 500, 1000, 2000, 4000, 8000], value=4000,
+            description="max_result_chars", continuous_update=False, style=narrow, layout=layout)
         self.wind_down = W.Checkbox(value=False, description="wind-down: answer at the last step",
                                     indent=False, layout=W.Layout(margin="4px 0 0 9.5em"))
         self.budget_mode = W.ToggleButtons(options=[("never exceed", "before"), ("pay, then check", "after")],

@@ -161,7 +161,7 @@ def test_a_cut_result_is_read_for_the_fields_that_survived():
     run = run_agent("What's the weather in Paris, and should I take a coat?", COURSE_TOOLS,
                     limits=Limits(max_result_chars=40))
     assert "[truncated:" in run.tool_calls[0].result  # the loop cut '..."rain": true, ...'
-    assert run.answer == "It's 8 °C and no report in Paris -- yes, take a coat."
+    assert run.answer == "It's 8 °C in Paris -- yes, take a coat."
     cut = '{"temp_c": 1' + "\n...[truncated: 80 of 92 characters cut]"  # 1? 12? 19? unknown
     messages = [{"role": "user", "content": "weather in Oslo?"},
                 {"role": "assistant", "content": None, "tool_calls": [

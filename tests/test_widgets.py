@@ -59,7 +59,8 @@ def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
     assert [p.get_height() for p in drawn["steps_per_run"].patches] == [1, 2, 3]
     assert len(drawn["cost_per_run"].patches) == 3
     assert len(drawn["cumulative_cost"].get_lines()[0].get_xdata()) == 3  # the last run's steps
-    assert len(drawn["tokens_per_step"].patches) == 2 * 3 and len(drawn["timeline"].patches) == 2 * 3
+    # tokens per step: four parts (tool schemas, system prompt, conversation, completion)
+    assert len(drawn["tokens_per_step"].patches) == 4 * 3 and len(drawn["timeline"].patches) == 2 * 3
     assert bytes(playground.history_plot.value).startswith(b"\x89PNG")
     assert bytes(playground.run_plot.value).startswith(b"\x89PNG")
 

@@ -46,7 +46,8 @@ def weather_sentence(o: Observation, task: Task) -> str | None:
     r = o.result
     if not isinstance(r, dict) or not _number(r.get("temp_c")):
         return None
-    sentence = f"It's {r['temp_c']} °C and {field(r, 'conditions', str, 'no report')}"
+    conditions = field(r, "conditions", str)  # a cut result may have lost them
+    sentence = f"It's {r['temp_c']} °C" + (f" and {conditions}" if conditions else "")
     if field(r, "city", str):
         sentence += f" in {r['city']}"
     raining = r.get("rain") is True
