@@ -138,42 +138,27 @@ def run_pydantic_ai(base_url: str, mode: str):
 
 
 # ---------------------------------------------------------------------------------------------
-# LangChain: ChatOpenAI with bound tools and a small loop; with_structured_output at the end
+# LangChain: its own agent (langchain.agents.create_agent) over ChatOpenAI
 
 
 def run_langchain(base_url: str, mode: str):
-    from langchain_core.messages import HumanMessage, ToolMessage
-    from langchain_core.tools import tool
+    from langchain.agents import create_agent
     from langchain_openai import ChatOpenAI
 
     llm = ChatOpenAI(model=MODEL, base_url=base_url, api_key=API_KEY, max_retries=0,
                      timeout=SECONDS, streaming=(mode == "stream"))
-    tools = {t.name: t for t in (tool(get_time), tool(calculate))}
-    thinker = llm.bind_tools(list(tools.values()))
-    messages = [HumanMessage(TASK)]
-    for _ in range(MAX_STEPS):  # think, act, observe, repeat
-        reply = _stream_reply(thinker, messages) if mode == "stream" else thinker.invoke(messages)
-        messages.append(reply)
-        if not reply.tool_calls:
-            break
-        for call in reply.tool_calls:
-            result = tools[call["name"]].invoke(call["args"])
-            messages.append(ToolMessage(str(result), tool_call_id=call["id"]))
-    else:
-        raise RuntimeError(f"no answer within {MAX_STEPS} steps")
+    agent = create_agent(llm, tools=[get_time, calculate],
+                         response_format=Answer if mode == "structured" else None)
+    request = {"messages": [{"role": "user", "content": TASK}]}
+    config = {"recursion_limit": 2 * MAX_STEPS + 1}  # a model call and a tool node per step
+    if mode == "stream":  # token by token, as a chat UI would show it
+        chunks = [token.content for token, _ in agent.stream(request, config, stream_mode="messages")
+                  if token.type == "AIMessageChunk" and isinstance(token.content, str)]
+        return "".join(chunks)
+    state = agent.invoke(request, config)
     if mode == "structured":
-        return llm.with_structured_output(Answer).invoke(messages)
-    return reply.content
-
-
-def _stream_reply(model, messages):
-    """One assistant message, assembled from its streamed chunks (chunks add up in LangChain)."""
-    reply = None
-    for chunk in model.stream(messages):
-        reply = chunk if reply is None else reply + chunk
-    if reply is None:
-        raise RuntimeError("the stream ended without a chunk")
-    return reply
+        return state["structured_response"]
+    return state["messages"][-1].content
 
 
 RUNNERS = {"smolagents": run_smolagents, "openai-agents": run_openai_agents,

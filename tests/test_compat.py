@@ -22,7 +22,7 @@ import pytest
 # The whole module needs the `compat` extra; without it, say so and skip.
 for _module, _package in [("smolagents", "smolagents"), ("agents", "openai-agents"),
                           ("pydantic_ai", "pydantic-ai-slim[openai]"),
-                          ("langchain_openai", "langchain-openai")]:
+                          ("langchain_openai", "langchain-openai"), ("langchain", "langchain")]:
     pytest.importorskip(_module, reason=f"{_package} is not installed: pip install -e '.[compat]'")
 
 import compat_frameworks as frameworks  # noqa: E402  (after the skips: it needs pydantic)
