@@ -33,14 +33,25 @@ from .records import STOP_REASONS, Run
 FONT = 13
 SIZE = (9, 5)
 COLOURS = {"answered": "#2a9d8f", "max_steps": "#e9c46a", "max_cost": "#e76f51",
-           "max_seconds": "#8d6cab", "error": "#6c757d"}
+           "max_seconds": "#8d6cab", "truncated": "#f4a261", "interrupted": "#adb5bd",
+           "error": "#6c757d"}  # one per records.STOP_REASONS (a test keeps them in step)
 PROMPT, COMPLETION, MODEL, TOOL, LIMIT = "#457b9d", "#f4a261", "#457b9d", "#2a9d8f", "#d62828"
+
+
+def _fitted(ax, title: str) -> str:
+    """The title wrapped to the axes' width, so that a half-width panel never clips it.
+
+    Example: on a 4-inch-wide axes at 13 pt, a 58-character title becomes two lines.
+    """
+    width_inches = ax.get_position().width * ax.figure.get_figwidth()
+    characters = max(20, int(width_inches * 72 / (FONT * 0.6)))  # ~0.6 em per character
+    return textwrap.fill(title, characters)
 
 
 def _axes(ax, title: str):
     if ax is None:
         _, ax = plt.subplots(figsize=SIZE)
-    ax.set_title(textwrap.fill(title, 60), fontsize=FONT + 2 if len(title) <= 60 else FONT)
+    ax.set_title(_fitted(ax, title), fontsize=FONT)
     ax.tick_params(labelsize=FONT - 1)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)

@@ -142,3 +142,21 @@ def test_loop_diagram_highlights_one_part():
              if hasattr(p, "get_boxstyle")]
     assert faces.count("#ffd166") == 1
     assert "One step = one turn" in ax.get_title()
+
+
+def test_every_stop_reason_has_a_colour_and_can_be_drawn():
+    """A run the playground's Stop ended ("interrupted") or one cut at the token cap
+    ("truncated") is drawn like any other, never a KeyError."""
+    from agentlab.records import STOP_REASONS
+
+    assert set(plots.COLOURS) == set(STOP_REASONS)
+    runs = [hand_made(1, reason) for reason in STOP_REASONS]
+    assert len(plots.steps_per_run(runs).patches) == len(STOP_REASONS)
+    assert len(plots.cost_per_run(runs).patches) == len(STOP_REASONS)
+
+
+def test_a_title_is_wrapped_to_its_axes_so_a_half_width_panel_never_clips_it():
+    title = "No run spent more than its budget (red mark: max_cost_usd)"
+    fig, (half, _) = plt.subplots(1, 2, figsize=(9, 5))
+    wide = plt.subplots(figsize=(12, 5))[1]
+    assert "\n" in plots._fitted(half, title) and "\n" not in plots._fitted(wide, title)
