@@ -77,7 +77,8 @@ def stuck(turn: Turn, reply: Reply) -> Reply:
 
 
 def hallucinator(turn: Turn, reply: Reply) -> Reply:
-    """Asks for a tool that does not exist; drops it when an error says which tools exist."""
+    """Asks for a tool that does not exist; drops it when an error names it or the tools that
+    exist (a vague error names neither)."""
     tries = [o for o in turn.episode.observations if o.name == MADE_UP_TOOL]
     if any(_names_tools(o.error, turn.tools) for o in tries) or _offered(turn, MADE_UP_TOOL):
         return reply
@@ -132,7 +133,7 @@ TABLE = {
     "tutor-looper": Persona(looper, "never answers: keeps asking for one more tool call"),
     "tutor-stuck": Persona(stuck, "asks for exactly the same call again and again"),
     "tutor-hallucinator": Persona(hallucinator, "asks for a tool that does not exist; drops it "
-                                  "only when the error says which tools exist"),
+                                  "only when the error names it or the tools that exist"),
     "tutor-sloppy": Persona(sloppy, "sends malformed JSON, then wrong-typed arguments; fixes "
                             "each only when the error names the problem"),
     "tutor-verbose": Persona(verbose, "writes very long messages, so every step is expensive"),
