@@ -104,6 +104,15 @@ def test_limits_refuse_nan_and_infinity(name, value):
         Limits(**{name: value})
 
 
+@pytest.mark.parametrize("name", ["max_steps", "max_cost_usd", "max_seconds", "max_result_chars",
+                                  "tool_timeout", "max_repeats", "max_output_tokens"])
+def test_every_limit_names_itself_when_refused(name):
+    with pytest.raises(ValueError, match=f"^Limits.{name} must be a positive number"):
+        Limits(**{name: 0})
+    with pytest.raises(ValueError, match=f"^Limits.{name} must be a positive number"):
+        Limits(**{name: True})  # a bool is not a number of anything
+
+
 def test_none_still_switches_a_limit_off():
     assert Limits(max_cost_usd=None, max_seconds=None, tool_timeout=None).max_cost_usd is None
 
