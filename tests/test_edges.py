@@ -670,3 +670,11 @@ def test_run_agent_asks_the_client_for_the_model_it_was_given():
     assert run.answer == "I am tutor-slow" and run.model == "tutor-slow"
     assert run.priced_as == "one-dollar-per-million"
     assert run_agent("Who are you?", client=ChoosyClient()).answer == "I am tutor"
+
+
+def test_the_budget_counts_every_step_not_just_the_last():
+    budget = 0.0005
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper",
+                    limits=Limits(max_cost_usd=budget, max_steps=40, max_output_tokens=100))
+    assert run.stop_reason == "max_cost" and 2 < len(run.steps) < 40
+    assert run.cost_usd <= budget
