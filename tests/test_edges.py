@@ -11,6 +11,7 @@ import warnings
 import pytest
 
 from agentlab import Limits, Run, connect, models, print_step, run_agent, tool
+from agentlab.loop import SYSTEM_PROMPT
 from agentlab.masking import MASK, mask
 from agentlab.pricing import Budget, Price
 from agentlab.server import handle, make_transport
@@ -102,6 +103,15 @@ def test_retry_waits_follow_the_sdks_rule(error, attempt, wait):
 def test_limits_refuse_nan_and_infinity(name, value):
     with pytest.raises(ValueError, match=f"Limits.{name} must be a positive number or None"):
         Limits(**{name: value})
+
+
+@pytest.mark.parametrize("name", ["max_steps", "max_cost_usd", "max_seconds", "max_result_chars",
+                                  "tool_timeout", "max_repeats", "max_output_tokens"])
+def test_every_limit_names_itself_when_refused(name):
+    with pytest.raises(ValueError, match=f"^Limits.{name} must be a positive number"):
+        Limits(**{name: 0})
+    with pytest.raises(ValueError, match=f"^Limits.{name} must be a positive number"):
+        Limits(**{name: True})  # a bool is not a number of anything
 
 
 def test_none_still_switches_a_limit_off():
@@ -463,6 +473,7 @@ def test_an_unpriced_response_is_charged_the_bound_of_its_own_call():
     bound = Budget(None, "gpt-4o-mini").call_bound(
         run.messages[:2], Toolbox(COURSE_TOOLS).schemas, Limits().max_output_tokens)
     assert first.cost_estimated and first.cost_usd == bound
+    assert first.prompt_tokens == 0 and first.completion_tokens == 0  # none reported, none made up
 
 
 def test_the_look_ahead_prices_the_conversation_as_it_could_stand_after_this_step():
@@ -592,3 +603,78 @@ def test_the_repeat_guard_ignores_the_order_of_arguments_and_counts_exactly():
     assert guard.check("f", {"b": 2, "a": 1}) is None  # the same call, keys in another order
     refusal = guard.check("f", {"a": 1, "b": 2})
     assert "was already called 2 times in a row" in refusal
+
+
+# --- the loop's own bookkeeping ----------------------------------------------------------------
+
+def test_the_time_limit_is_checked_before_each_step():
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the weather in a city, slowly."""
+        time.sleep(0.4)
+        return "rain"
+
+    run = run_agent(COAT, [get_weather], model="tutor-looper",
+                    limits=Limits(max_seconds=0.3, tool_timeout=None))
+    assert run.stop_reason == "max_seconds" and run.stop_detail == "0.3 s have passed"
+    assert len(run.steps) == 1  # the tool ran (or was abandoned) at the deadline; no step 2
+
+
+def test_each_step_records_the_messages_it_sent_and_its_charge_counts_them(monkeypatch):
+    charged = []
+    original = Budget.charge
+
+    def spy(self, response, messages_sent):
+        charged.append(messages_sent)
+        return original(self, response, messages_sent)
+
+    monkeypatch.setattr(Budget, "charge", spy)
+    run = run_agent(COAT, COURSE_TOOLS, budget="after")
+    replies = [i for i, m in enumerate(run.messages) if m["role"] == "assistant"]
+    assert [s.request_messages for s in run.steps] == replies == charged
+    assert run.messages[0] == {"role": "system", "content": SYSTEM_PROMPT}
+    assert run.budget_mode == "after" and all(s.model_seconds > 0 for s in run.steps)
+
+
+def test_the_first_calls_bound_includes_the_tool_schemas():
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": COAT}]
+    schemas = Toolbox(COURSE_TOOLS).schemas
+    cap = Limits().max_output_tokens
+    with_tools = Budget(None, "gpt-4o-mini").call_bound(messages, schemas, cap)
+    without = Budget(None, "gpt-4o-mini").call_bound(messages, None, cap)
+    budget = (with_tools + without) / 2
+    run = run_agent(COAT, COURSE_TOOLS, limits=Limits(max_cost_usd=budget))
+    assert run.stop_reason == "max_cost" and run.steps == []
+    wound_down = run_agent(COAT, COURSE_TOOLS, limits=Limits(max_cost_usd=budget), wind_down=True)
+    assert wound_down.steps == []
+
+
+class ChoosyClient:
+    """A client that is neither of connect()'s: its price and its reply depend on the model."""
+
+    default_model = "tutor"
+
+    def __init__(self):
+        self.inner = connect(respond=lambda model, *a, **k: {"role": "assistant",
+                                                             "content": f"I am {model}"})
+
+    def priced_as(self, model):
+        return PRICE if model == "tutor-slow" else "gpt-4o-mini"
+
+    def chat(self, model=None, **kwargs):
+        return self.inner.chat(model=model or self.default_model, **kwargs)
+
+
+def test_run_agent_asks_the_client_for_the_model_it_was_given():
+    run = run_agent("Who are you?", client=ChoosyClient(), model="tutor-slow")
+    assert run.answer == "I am tutor-slow" and run.model == "tutor-slow"
+    assert run.priced_as == "one-dollar-per-million"
+    assert run_agent("Who are you?", client=ChoosyClient()).answer == "I am tutor"
+
+
+def test_the_budget_counts_every_step_not_just_the_last():
+    budget = 0.0005
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper",
+                    limits=Limits(max_cost_usd=budget, max_steps=40, max_output_tokens=100))
+    assert run.stop_reason == "max_cost" and 2 < len(run.steps) < 40
+    assert run.cost_usd <= budget
