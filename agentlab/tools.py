@@ -265,12 +265,19 @@ def truncate(text: str, max_chars: int | None) -> tuple[str, int]:
 
 
 def to_text(result: Any) -> str:
-    """A tool's result as the text the model reads: JSON where possible, else str()."""
+    """A tool's result as the text the model reads: JSON where possible, else str().
+
+    A value JSON has no type for (a datetime, a set) is written as its str() inside the JSON,
+    so the model still reads one valid document.
+    Example: {"now": datetime(2026, 3, 14, 15, 9)} -> '{"now": "2026-03-14 15:09:00"}'
+    """
     if isinstance(result, str):
         return result
+    if not isinstance(result, (dict, list, tuple, int, float, bool, type(None))):
+        return str(result)  # an object of its own: its text is all the model can read
     try:
-        return json.dumps(result, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):
+        return json.dumps(result, ensure_ascii=False, allow_nan=False, default=str)
+    except (TypeError, ValueError):  # NaN or infinity, or a key JSON cannot take
         return str(result)
 
 

@@ -250,3 +250,13 @@ def test_docstring_sections_after_args_are_not_arguments():
     assert props["width"]["description"] == "Width in metres, measured inside the walls."
     assert props["height"]["description"] == "Height in metres."
     assert set(props) == {"width", "height"}
+
+
+def test_a_result_json_has_no_type_for_still_reads_as_one_json_document():
+    import datetime
+
+    from agentlab.tools import to_text
+
+    when = datetime.datetime(2026, 3, 14, 15, 9)
+    assert json.loads(to_text({"now": when})) == {"now": "2026-03-14 15:09:00"}
+    assert to_text({"x": float("nan")}) == "{'x': nan}"  # no JSON for NaN: plain str()
