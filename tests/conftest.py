@@ -36,3 +36,18 @@ def tutor():
     from agentlab import connect
 
     return connect("tutor")
+
+
+@pytest.fixture
+def fast_retries(monkeypatch):
+    """Retries back off from 1 ms instead of 0.5 s (agentlab.models.FIRST_RETRY_WAIT, which
+    mirrors the SDK's INITIAL_RETRY_DELAY: the client retries each call itself, within its
+    deadline).
+
+    For tests that count retries, not time them: a timeout or a dropped connection has no
+    response to carry a `retry-after-ms` header, so the first wait is lowered instead. It
+    still doubles per retry; test_edges checks the real waits.
+    """
+    from agentlab import models
+
+    monkeypatch.setattr(models, "FIRST_RETRY_WAIT", 0.001)

@@ -270,7 +270,7 @@ def fails_after(n_ok, status=500):
     return handler, calls
 
 
-def test_an_api_error_mid_run_keeps_the_partial_run():
+def test_an_api_error_mid_run_keeps_the_partial_run(fast_retries):
     handler, calls = fails_after(1)
     client = connect("tutor", transport=make_transport(handler), max_retries=2)
     run = run_agent(COAT, COURSE_TOOLS, client=client)
