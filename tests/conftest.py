@@ -51,3 +51,22 @@ def fast_retries(monkeypatch):
     from agentlab import models
 
     monkeypatch.setattr(models, "FIRST_RETRY_WAIT", 0.001)
+
+
+SLOW_TUTOR_SECONDS = 0.3  # what `quick_slow_tutor` makes tutor-slow think, instead of 1 s
+
+
+@pytest.fixture
+def quick_slow_tutor(monkeypatch):
+    """tutor-slow thinks 0.3 s a request instead of 1 s: the same persona, a shorter wait.
+
+    For tests where the slowness only has to outlast something (a deadline, a second click);
+    the notebooks and their text keep the real second.
+    """
+    import dataclasses
+
+    from agentlab.tutor import personas
+
+    quick = dataclasses.replace(personas.TABLE["tutor-slow"], think_seconds=SLOW_TUTOR_SECONDS)
+    monkeypatch.setitem(personas.TABLE, "tutor-slow", quick)
+    return SLOW_TUTOR_SECONDS

@@ -182,8 +182,8 @@ def press(button):
     button._handle_button_msg(button, {"event": "click"}, [])
 
 
-def test_a_double_click_in_the_front_end_never_starts_two_runs(playground):
-    playground.model.value = "tutor-slow"  # a run takes seconds: the second press lands in it
+def test_a_double_click_in_the_front_end_never_starts_two_runs(playground, quick_slow_tutor):
+    playground.model.value = "tutor-slow"  # a run takes a second: the second press lands in it
     press(playground.run_button)
     press(playground.run_button)  # the double click
     assert "already going" in playground.status.value
@@ -213,7 +213,7 @@ def test_stop_ends_a_run_at_the_next_step_boundary(playground, monkeypatch):
     assert playground.history[-1].stop_reason == "max_steps"
 
 
-def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground):
+def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground, quick_slow_tutor):
     playground.model.value = "tutor-slow"
     press(playground.run_button)
     playground.stop_button.click()
