@@ -70,3 +70,20 @@ def quick_slow_tutor(monkeypatch):
     quick = dataclasses.replace(personas.TABLE["tutor-slow"], think_seconds=SLOW_TUTOR_SECONDS)
     monkeypatch.setitem(personas.TABLE, "tutor-slow", quick)
     return SLOW_TUTOR_SECONDS
+
+
+@pytest.fixture
+def unrendered_plots(monkeypatch):
+    """The playground builds and lays out every figure and walks every artist (text, ticks,
+    bars), but skips rasterising it to PNG pixels: about 40% of a redraw.
+
+    For tests that read runs and panels, not pictures; test_widgets' history-plot test and
+    the browser test still render and show real PNGs.
+    """
+    from agentlab import widgets
+
+    def drawn_not_rendered(figure) -> bytes:
+        figure.draw_without_rendering()
+        return b"\x89PNG\r\n\x1a\n"  # a PNG's signature: the Image widget gets non-empty bytes
+
+    monkeypatch.setattr(widgets, "_png", drawn_not_rendered)
