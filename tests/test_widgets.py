@@ -224,7 +224,7 @@ def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground, 
 
 
 def test_the_playground_log_and_saved_json_hold_no_key(playground, monkeypatch, tmp_path,
-                                                       unrendered_plots):
+                                                       unrendered_plots, fast_retries):
     from agentlab import tool
 
     key = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
