@@ -36,3 +36,54 @@ def tutor():
     from agentlab import connect
 
     return connect("tutor")
+
+
+@pytest.fixture
+def fast_retries(monkeypatch):
+    """Retries back off from 1 ms instead of 0.5 s (agentlab.models.FIRST_RETRY_WAIT, which
+    mirrors the SDK's INITIAL_RETRY_DELAY: the client retries each call itself, within its
+    deadline).
+
+    For tests that count retries, not time them: a timeout or a dropped connection has no
+    response to carry a `retry-after-ms` header, so the first wait is lowered instead. It
+    still doubles per retry; test_edges checks the real waits.
+    """
+    from agentlab import models
+
+    monkeypatch.setattr(models, "FIRST_RETRY_WAIT", 0.001)
+
+
+SLOW_TUTOR_SECONDS = 0.3  # what `quick_slow_tutor` makes tutor-slow think, instead of 1 s
+
+
+@pytest.fixture
+def quick_slow_tutor(monkeypatch):
+    """tutor-slow thinks 0.3 s a request instead of 1 s: the same persona, a shorter wait.
+
+    For tests where the slowness only has to outlast something (a deadline, a second click);
+    the notebooks and their text keep the real second.
+    """
+    import dataclasses
+
+    from agentlab.tutor import personas
+
+    quick = dataclasses.replace(personas.TABLE["tutor-slow"], think_seconds=SLOW_TUTOR_SECONDS)
+    monkeypatch.setitem(personas.TABLE, "tutor-slow", quick)
+    return SLOW_TUTOR_SECONDS
+
+
+@pytest.fixture
+def unrendered_plots(monkeypatch):
+    """The playground builds and lays out every figure and walks every artist (text, ticks,
+    bars), but skips rasterising it to PNG pixels: about 40% of a redraw.
+
+    For tests that read runs and panels, not pictures; test_widgets' history-plot test and
+    the browser test still render and show real PNGs.
+    """
+    from agentlab import widgets
+
+    def drawn_not_rendered(figure) -> bytes:
+        figure.draw_without_rendering()
+        return b"\x89PNG\r\n\x1a\n"  # a PNG's signature: the Image widget gets non-empty bytes
+
+    monkeypatch.setattr(widgets, "_png", drawn_not_rendered)

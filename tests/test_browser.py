@@ -77,7 +77,7 @@ def jupyterlab(tmp_path_factory):
             except OSError:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise RuntimeError("JupyterLab did not start: " + (root / "jupyterlab.log").read_text()[-2000:])
-                time.sleep(0.3)
+                time.sleep(0.1)  # poll often: the lab starts in a few seconds
         yield base, token
     finally:
         server.terminate()

@@ -204,6 +204,7 @@ def scripted(*failures):
     return handler, seen
 
 
+@pytest.mark.usefixtures("fast_retries")
 @pytest.mark.parametrize("failure", [429, 500, 503, "timeout", "dropped"])
 def test_the_sdk_retries_transient_faults_and_the_run_recovers(failure):
     handler, seen = scripted(failure, failure)
@@ -215,6 +216,7 @@ def test_the_sdk_retries_transient_faults_and_the_run_recovers(failure):
 @pytest.mark.parametrize("failure, described", [
     (500, "InternalServerError (HTTP 500)"), ("timeout", "APITimeoutError"),
     ("dropped", "APIConnectionError"), ("malformed", "malformed response"), (400, "BadRequestError (HTTP 400)")])
+@pytest.mark.usefixtures("fast_retries")
 def test_a_lasting_fault_mid_run_stops_with_error_and_keeps_the_finished_steps(failure, described):
     def handler(method, path, body, calls=[]):
         calls.append(1)

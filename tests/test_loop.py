@@ -138,10 +138,11 @@ def test_a_response_without_usage_counts_as_over_budget():
 
 # --- time limit ----------------------------------------------------------------------------
 
-def test_time_limit_stops_a_slow_model_and_keeps_the_finished_step():
+def test_time_limit_stops_a_slow_model_and_keeps_the_finished_step(quick_slow_tutor):
+    think = quick_slow_tutor  # seconds a request: the limit allows one, not two
     slow = run_agent(COAT, COURSE_TOOLS, model="tutor-slow", limits=Limits(max_seconds=None))
-    assert slow.stop_reason == "answered" and len(slow.steps) == 2 and slow.seconds >= 2.0
-    run = run_agent(COAT, COURSE_TOOLS, model="tutor-slow", limits=Limits(max_seconds=1.5))
+    assert slow.stop_reason == "answered" and len(slow.steps) == 2 and slow.seconds >= 2 * think
+    run = run_agent(COAT, COURSE_TOOLS, model="tutor-slow", limits=Limits(max_seconds=1.8 * think))
     assert run.stop_reason == "max_seconds"
     assert len(run.steps) == 1 and run.steps[0].tool_calls[0].name == "get_weather"
     assert run.messages[-1]["role"] == "tool"  # the transcript so far is kept
@@ -270,7 +271,7 @@ def fails_after(n_ok, status=500):
     return handler, calls
 
 
-def test_an_api_error_mid_run_keeps_the_partial_run():
+def test_an_api_error_mid_run_keeps_the_partial_run(fast_retries):
     handler, calls = fails_after(1)
     client = connect("tutor", transport=make_transport(handler), max_retries=2)
     run = run_agent(COAT, COURSE_TOOLS, client=client)

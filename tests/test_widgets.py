@@ -18,7 +18,7 @@ def playground():
     return Playground(TASKS)
 
 
-def test_three_runs_with_different_limits(playground):
+def test_three_runs_with_different_limits(playground, unrendered_plots):
     playground.task.value = "What is 2 + 2?"
     playground.model.value = "tutor-looper"
     playground.max_steps.value = 2
@@ -74,7 +74,7 @@ def test_sliders_and_pickers():
     assert "tutor-slow" in playground.model.options and "gpt-4o" in playground.priced_as.options
 
 
-def test_priced_as_changes_only_the_price(playground):
+def test_priced_as_changes_only_the_price(playground, unrendered_plots):
     playground.run_button.click()
     playground.priced_as.value = "gpt-4o"
     playground.run_button.click()
@@ -83,7 +83,7 @@ def test_priced_as_changes_only_the_price(playground):
     assert dear.priced_as == "gpt-4o"
 
 
-def test_errors_show_in_the_panel(playground, monkeypatch):
+def test_errors_show_in_the_panel(playground, monkeypatch, unrendered_plots):
     import agentlab.widgets as widgets
 
     def broken(*args, **kwargs):
@@ -96,7 +96,7 @@ def test_errors_show_in_the_panel(playground, monkeypatch):
     assert playground.history == [] and playground.run_button.disabled is False
 
 
-def test_a_run_cannot_be_started_twice(playground):
+def test_a_run_cannot_be_started_twice(playground, unrendered_plots):
     starts = []
 
     def step_observer_that_clicks_again(step):
@@ -119,7 +119,7 @@ def test_a_run_cannot_be_started_twice(playground):
     assert len(playground.history) == 1
 
 
-def test_clear_and_save(playground, tmp_path):
+def test_clear_and_save(playground, tmp_path, unrendered_plots):
     playground.run_button.click()
     target = playground.save(tmp_path / "runs.json")
     saved = json.loads(target.read_text())
@@ -137,7 +137,7 @@ def test_display_text_is_short_and_stable(playground):
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
-def test_the_step_log_updates_live_during_a_run(playground, monkeypatch):
+def test_the_step_log_updates_live_during_a_run(playground, monkeypatch, unrendered_plots):
     import agentlab.widgets as widgets
 
     seen = []
@@ -182,8 +182,9 @@ def press(button):
     button._handle_button_msg(button, {"event": "click"}, [])
 
 
-def test_a_double_click_in_the_front_end_never_starts_two_runs(playground):
-    playground.model.value = "tutor-slow"  # a run takes seconds: the second press lands in it
+def test_a_double_click_in_the_front_end_never_starts_two_runs(playground, quick_slow_tutor,
+                                                              unrendered_plots):
+    playground.model.value = "tutor-slow"  # a run takes a second: the second press lands in it
     press(playground.run_button)
     press(playground.run_button)  # the double click
     assert "already going" in playground.status.value
@@ -192,7 +193,7 @@ def test_a_double_click_in_the_front_end_never_starts_two_runs(playground):
     assert playground.run_button.disabled is False and playground.stop_button.disabled is True
 
 
-def test_stop_ends_a_run_at_the_next_step_boundary(playground, monkeypatch):
+def test_stop_ends_a_run_at_the_next_step_boundary(playground, monkeypatch, unrendered_plots):
     import agentlab.widgets as widgets
 
     original = widgets.run_agent
@@ -213,7 +214,8 @@ def test_stop_ends_a_run_at_the_next_step_boundary(playground, monkeypatch):
     assert playground.history[-1].stop_reason == "max_steps"
 
 
-def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground):
+def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground, quick_slow_tutor,
+                                                                   unrendered_plots):
     playground.model.value = "tutor-slow"
     press(playground.run_button)
     playground.stop_button.click()
@@ -221,7 +223,8 @@ def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground):
     assert run.stop_reason == "interrupted" and len(run.steps) == 1
 
 
-def test_the_playground_log_and_saved_json_hold_no_key(playground, monkeypatch, tmp_path):
+def test_the_playground_log_and_saved_json_hold_no_key(playground, monkeypatch, tmp_path,
+                                                       unrendered_plots, fast_retries):
     from agentlab import tool
 
     key = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
