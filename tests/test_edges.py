@@ -4,6 +4,7 @@ replies cut at the cap, the wind-down, Ctrl-C, secrets, misuse, and the exact bo
 import _thread
 import json
 import math
+import signal
 import threading
 import time
 import warnings
@@ -189,7 +190,16 @@ def test_the_wind_down_ends_with_an_answer_at_every_budget(model, task, tools):
 
 # --- 6. Ctrl-C keeps what was done -----------------------------------------------------------
 
-def test_ctrl_c_during_a_tool_returns_the_run_with_its_finished_steps():
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own Ctrl-C handler, even where pytest was started with SIGINT ignored (a
+    background job): interrupt_main() does nothing for an ignored signal."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_during_a_tool_returns_the_run_with_its_finished_steps(ctrl_c_raises):
     @tool
     def get_weather(city: str) -> str:
         """Get the weather; the user presses Ctrl-C meanwhile."""
@@ -208,7 +218,7 @@ def test_ctrl_c_during_a_tool_returns_the_run_with_its_finished_steps():
     assert asked == [m["tool_call_id"] for m in run.messages if m["role"] == "tool"]
 
 
-def test_ctrl_c_during_a_model_call_keeps_the_steps_before_it():
+def test_ctrl_c_during_a_model_call_keeps_the_steps_before_it(ctrl_c_raises):
     turns = []
 
     def respond(model, messages, tools, tool_choice, **options):

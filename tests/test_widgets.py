@@ -236,7 +236,9 @@ def test_the_playground_log_and_saved_json_hold_no_key(playground, monkeypatch, 
         return f"rain (fetched with {key})"
 
     panel = Playground(TASKS[0], tools=[get_weather])
+    panel.model.value = "tutor"  # the key would pick the real API: stay offline, reach the tool
     panel.run_button.click()
     saved = panel.save(tmp_path / "runs.json").read_text()
+    assert "rain (fetched with [masked key])" in saved  # the tool ran; its key was masked
     for text in (panel.log.value, saved, panel.status.value):
         assert key[:10] not in text
