@@ -22,7 +22,9 @@ NBVAL = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--nb
 
 
 def course_notebooks() -> list[str]:
-    return sorted(str(p) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    folder = ROOT / "notebooks"  # the students' notebooks (04a, 04b, ...) and their solutions
+    return sorted(str(p) for p in [*folder.glob("[0-9][0-9]*.ipynb"),
+                                   *(folder / "solutions").glob("[0-9][0-9]*.ipynb")])
 
 
 def timed_session(paths: list[str]) -> float:
