@@ -38,7 +38,7 @@ import ipywidgets as W
 
 from .loop import Limits, StopRun, run_agent
 from .models import connect
-from .records import STOP_REASONS, Run, format_step, redact
+from .records import Run, format_step, redact
 from .toolkit import COURSE_TOOLS
 from .tutor import PERSONAS
 
@@ -253,8 +253,6 @@ class Playground:
 
         if not self.history:
             return
-        for reason in STOP_REASONS:  # until plots.COLOURS has a colour for every stop reason
-            plots.COLOURS.setdefault(reason, "#8d99ae")
         fig, (steps, cost) = _figure(2, (11, 4.5))
         plots.steps_per_run(self.history, steps)
         plots.cost_per_run(self.history, cost)
