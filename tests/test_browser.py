@@ -12,13 +12,11 @@ import os
 import pathlib
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
+from processes import free_port, stop, wait_until_answers
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = pathlib.Path(__file__).parent.parent / "test-artifacts"
@@ -36,12 +34,6 @@ NOTEBOOK_CELLS = [
     "playground.model.value = 'tutor-looper'  # never answers: only a limit stops it\n"
     "playground",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -69,22 +61,10 @@ def jupyterlab(tmp_path_factory):
         stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("JupyterLab did not start: " + (root / "jupyterlab.log").read_text()[-2000:])
-                time.sleep(0.1)  # poll often: the lab starts in a few seconds
+        wait_until_answers(f"{base}/api/status?token={token}", server, root / "jupyterlab.log", 60)
         yield base, token
     finally:
-        server.terminate()
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
         log.close()
 
 

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 import pathlib
-import socket
 import subprocess
 import sys
 import threading
-import time
-import urllib.request
 
 import pytest
 
@@ -26,6 +23,7 @@ for _module, _package in [("smolagents", "smolagents"), ("agents", "openai-agent
     pytest.importorskip(_module, reason=f"{_package} is not installed: pip install -e '.[compat]'")
 
 import compat_frameworks as frameworks  # noqa: E402  (after the skips: it needs pydantic)
+from processes import free_port, stop, wait_until_answers  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CASE_SECONDS = 30  # an upper bound for one agent run; each takes well under a second here
@@ -39,32 +37,10 @@ CASES = [(framework, mode) for framework, modes in [
 ] for mode in modes]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_until_up(url: str, process: subprocess.Popen, log: pathlib.Path,
-                   seconds: float = 15) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"agentlab serve exited: {log.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/models", timeout=1) as answer:
-                if json.load(answer)["data"]:
-                    return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"agentlab serve did not answer on {url} within {seconds} s: "
-                       f"{log.read_text()[-2000:]}")
-
-
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory):
     """`python -m agentlab serve` on a free local port, for the whole module."""
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("serve") / "output.txt"  # a file: a full pipe would block it
     with log.open("w") as output:
         process = subprocess.Popen(
@@ -72,15 +48,10 @@ def base_url(tmp_path_factory):
             cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        _wait_until_up(url, process, log)
+        assert json.loads(wait_until_answers(f"{url}/models", process, log, 15))["data"]
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, 5)
 
 
 @pytest.fixture

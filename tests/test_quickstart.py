@@ -10,13 +10,12 @@ import os
 import pathlib
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
+from processes import free_port, stop, wait_until_answers
 
 ROOT = pathlib.Path(__file__).parent.parent
 IN_CI = os.environ.get("CI") == "true"
@@ -53,12 +52,6 @@ def test_ci_runs_the_readmes_test_command_after_adding_the_compat_extra():
     assert "set -euo pipefail" in script  # a failing step fails CI; pytest's status is CI's
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_the_course_command_serves_the_notebooks_in_jupyterlab(tmp_path):
     """`agentlab course` for real: JupyterLab answers on /lab and lists the notebooks."""
     port, token = free_port(), "quickstart-test-token"
@@ -70,24 +63,12 @@ def test_the_course_command_serves_the_notebooks_in_jupyterlab(tmp_path):
                            stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                page = urllib.request.urlopen(f"{base}/lab?token={token}", timeout=5).read()
-                break
-            except OSError:
-                assert lab.poll() is None and time.monotonic() < deadline, \
-                    (tmp_path / "course.log").read_text()[-2000:]
-                time.sleep(0.1)  # poll often: the lab starts in a few seconds
+        page = wait_until_answers(f"{base}/lab?token={token}", lab, tmp_path / "course.log", 90)
         assert b"<title>JupyterLab</title>" in page
         listing = urllib.request.urlopen(f"{base}/api/contents?token={token}", timeout=5).read()
         assert b"01_the_loop_by_hand.ipynb" in listing
     finally:
-        lab.terminate()
-        try:
-            lab.wait(30)
-        except subprocess.TimeoutExpired:
-            lab.kill()
+        stop(lab, 30)
         log.close()
     text = (tmp_path / "course.log").read_text()
     assert ("--allow-root" in text) == (os.geteuid() == 0)
