@@ -14,6 +14,7 @@ import ast
 import datetime
 import math
 import operator
+import re
 
 from .tools import tool
 
@@ -68,6 +69,9 @@ def _power(base, exponent):
     return result
 
 
+_NOT_DECIMAL = re.compile(r"\b0[xXbBoO]")  # Example: "2 * 0x10" -> '0x'
+
+
 def _evaluate(node, depth=0):
     if depth > MAX_DEPTH:
         raise ValueError(f"the expression is nested too deeply (more than {MAX_DEPTH} levels)")
@@ -107,6 +111,8 @@ def safe_calculate(expression: str) -> int | float:
         if not (ch.isascii() and (ch.isprintable() or ch in " \t")):
             raise ValueError(f"only plain ASCII arithmetic is allowed; found {ch!r} "
                              f"(U+{ord(ch):04X})")
+    if prefix := _NOT_DECIMAL.search(expression):  # 0x10, 0b1, 0o7: numbers, but not arithmetic
+        raise ValueError(f"'{prefix.group()}' is not allowed: write numbers in decimal")
     if expression.count("(") > MAX_DEPTH:
         raise ValueError(f"the expression is nested too deeply (more than {MAX_DEPTH} parentheses)")
     try:

@@ -102,3 +102,10 @@ def test_course_tools_are_tools_with_schemas():
     assert calculate.schema["function"]["name"] == "calculate"
     assert calculate.schema["function"]["parameters"]["required"] == ["expression"]
     assert get_time.schema["function"]["parameters"]["required"] == []
+
+
+@pytest.mark.parametrize("expression", ["0x10", "2 * 0X1f", "0b101", "0o7"])
+def test_calculate_refuses_numbers_not_written_in_decimal(expression):
+    """Found by hypothesis: the hostile "x" between two digits made the hex literal 0x0."""
+    with pytest.raises(ValueError, match="write numbers in decimal"):
+        calculate(expression)
