@@ -4,10 +4,16 @@ Three layers, each refusing with a 400 (or 404) in OpenAI's error shape and a `p
 points at the offending field, e.g. `messages[2].tool_call_id`:
 
 1. the body parses as JSON and is not absurdly nested;
-2. it validates against OpenAI's own request schema (agentlab/openai_request_schema.py);
+2. it validates against OpenAI's own request schema (agentlab/openai_request_schema.py), each
+   message against the schema its role picks;
 3. the rules the schema cannot say: every tool call is answered right after it is asked for
    and no tool message answers a call never made, tool names match ^[a-zA-Z0-9_-]{1,64}$, and
    tool_choice names a tool that is offered.
+
+Each message is checked once: a conversation resends every earlier message with each request,
+so on a 20-step run the first messages would be checked 20 times over. A message whose JSON
+text passed before passes at once: the check is a pure function of that text, so its answer
+cannot differ (only a message that passed is remembered, by a digest of its text).
 
 Left out on purpose: features the tutor cannot act on are refused clearly rather than
 ignored (custom tools, audio output); unknown extra fields are accepted, as frameworks send
@@ -17,6 +23,7 @@ many (`store`, `metadata`, `user`, `top_p`, `stop`, ...).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 
@@ -24,6 +31,8 @@ from .openai_request_schema import SCHEMAS
 
 INTEGER_FIELDS = ("n", "max_tokens", "max_completion_tokens", "seed", "top_logprobs")
 MAX_DEPTH = 64  # no real request nests deeper; Python's parser gives up near 1,000
+TOO_DEEP = f"The JSON body is nested more than {MAX_DEPTH} levels deep."
+CHECKED_MESSAGES_KEPT = 10_000  # digests of messages that passed, about a megabyte at most
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -49,11 +58,13 @@ def parse_body(body: bytes) -> dict:
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise APIError(400, f"The body is not valid JSON: {e}.") from None
     except RecursionError:  # nested far beyond MAX_DEPTH: the parser itself gave up
-        raise APIError(400, f"The JSON body is nested more than {MAX_DEPTH} levels deep.") from None
+        raise APIError(400, TOO_DEEP) from None
     if not isinstance(request, dict):
         raise APIError(400, "The request body must be a JSON object.")
-    if depth(request) > MAX_DEPTH:
-        raise APIError(400, f"The JSON body is nested more than {MAX_DEPTH} levels deep.")
+    # How deep the body nests is checked here for every field but the messages; each message
+    # is measured when it is checked (_check_messages), once, as a conversation grows.
+    if depth({key: value for key, value in request.items() if key != "messages"}) > MAX_DEPTH:
+        raise APIError(400, TOO_DEEP)
     return request
 
 
@@ -86,8 +97,7 @@ def check_request(request: dict, models) -> None:
         raise APIError(404, f"The model '{model[:100]}' does not exist here. The offline tutor "
                        f"serves: {', '.join(models)}.", param="model", code="model_not_found")
     _check_schema(request)
-    for i, message in enumerate(request["messages"]):
-        _check_message(i, message)
+    _check_messages(request["messages"])
     tools = request.get("tools") or []
     for i, tool in enumerate(tools):
         _check_tool(i, tool)
@@ -115,10 +125,9 @@ def _validator(name: str):
     definitions = json.loads(json.dumps(SCHEMAS))  # a deep copy, changed below
     # Messages and tools are checked one by one against the schema their role or type picks
     # (below), which gives errors such as "messages[1].content must be string" instead of
-    # "matches no definition of oneOf".
-    definitions["ChatCompletionRequestMessage"] = {"type": "object", "required": ["role"]}
-    tools = definitions["CreateChatCompletionRequest"]["allOf"][1]["properties"]["tools"]
-    tools["items"] = {"type": "object", "required": ["type"]}
+    # "matches no definition of oneOf"; here the request's schema only says they are lists.
+    fields = definitions["CreateChatCompletionRequest"]["allOf"][1]["properties"]
+    del fields["messages"]["items"], fields["tools"]["items"]
     return fastjsonschema.compile({"$ref": f"#/definitions/{name}", "definitions": definitions})
 
 
@@ -137,7 +146,32 @@ def _check_schema(request: dict) -> None:
     _validate("CreateChatCompletionRequest", request)
 
 
-def _check_message(i: int, message: dict) -> None:
+def _check_messages(messages: list) -> None:
+    """Each message against the schema its role picks, skipping those that passed before (see
+    the module's docstring)."""
+    for i, message in enumerate(messages):
+        try:
+            text = json.dumps(message).encode()
+        except RecursionError:
+            raise APIError(400, TOO_DEEP, param=f"messages[{i}]") from None
+        digest = hashlib.blake2b(text, digest_size=16).digest()
+        if digest in _checked_messages:
+            continue
+        _check_message(i, message)
+        if len(_checked_messages) >= CHECKED_MESSAGES_KEPT:
+            _checked_messages.clear()  # start again rather than grow without bound
+        _checked_messages.add(digest)
+
+
+_checked_messages: set[bytes] = set()  # digests of the JSON text of messages that passed
+
+
+def _check_message(i: int, message) -> None:
+    if not isinstance(message, dict) or "role" not in message:
+        raise APIError(400, f"Invalid 'messages[{i}]': each message must be an object with a "
+                       "'role'.", param=f"messages[{i}]")
+    if depth(message) > MAX_DEPTH - 2:  # the body, its messages list, then the message
+        raise APIError(400, TOO_DEEP, param=f"messages[{i}]")
     role = message["role"]
     if role not in ROLES:
         raise APIError(400, f"Invalid 'messages[{i}].role': {str(role)[:40]!r} is not one of "
@@ -151,7 +185,10 @@ def _check_message(i: int, message: dict) -> None:
                            param=f"messages[{i}].tool_calls[{j}].type")
 
 
-def _check_tool(i: int, tool: dict) -> None:
+def _check_tool(i: int, tool) -> None:
+    if not isinstance(tool, dict) or "type" not in tool:
+        raise APIError(400, f"Invalid 'tools[{i}]': each tool must be an object with a 'type'.",
+                       param=f"tools[{i}]")
     if tool["type"] != "function":
         raise APIError(400, "The offline tutor can use only function tools "
                        "({'type': 'function', 'function': {...}}).", param=f"tools[{i}].type")

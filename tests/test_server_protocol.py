@@ -9,6 +9,7 @@ import openai
 import pytest
 from server_helpers import GOOD, validator
 
+from agentlab import api_checks
 from agentlab.server import handle, make_transport, sdk_http
 from agentlab.toolkit import COURSE_TOOLS
 
@@ -98,6 +99,70 @@ def test_json_nested_5000_deep_is_a_400_not_a_crash():
     status, payload = ask(tools=[{"type": "function", "function": {
         "name": "f", "parameters": deep_but_parsable}}])
     assert status == 400 and "nested" in payload["error"]["message"]
+
+
+def _nested(levels):
+    """A JSON value `levels` deep. Example: _nested(2) -> [[]]"""
+    value = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("where", ["a field of the body", "a field of a message"])
+def test_the_depth_limit_holds_exactly_at_its_edge(where):
+    """MAX_DEPTH levels pass, one more is refused, whether the depth is in a message (measured
+    once per message) or elsewhere in the body."""
+    for levels, status in [(api_checks.MAX_DEPTH, 200), (api_checks.MAX_DEPTH + 1, 400)]:
+        if where == "a field of the body":  # the body is level 1, the field's value level 2
+            fields = {"metadata_x": _nested(levels - 1)}
+        else:  # the body, its messages list, the message, then the field's value
+            fields = {"messages": [{**USER, "extra": _nested(levels - 3)}]}
+        got, payload = ask(**fields)
+        assert got == status, (levels, payload)
+        if status == 400:
+            assert "nested more than 64" in payload["error"]["message"]
+
+
+@pytest.mark.parametrize("fields, param", [
+    ({"messages": ["hi"]}, "messages[0]"),
+    ({"messages": [USER, {"content": "no role"}]}, "messages[1]"),
+    ({"tools": ["calculate"]}, "tools[0]"),
+    ({"tools": [{"function": {"name": "f"}}]}, "tools[0]"),
+])
+def test_a_message_or_tool_that_is_not_an_object_with_its_kind_is_a_400(fields, param):
+    status, payload = ask(**fields)
+    assert status == 400 and payload["error"]["param"] == param, payload
+
+
+def test_each_message_of_a_growing_conversation_is_checked_once(monkeypatch):
+    """A conversation resends every earlier message: only the new ones are checked again."""
+    monkeypatch.setattr(api_checks, "_checked_messages", set())
+    checked = []
+    check = api_checks._check_message
+    monkeypatch.setattr(api_checks, "_check_message",
+                        lambda i, message: (checked.append(i), check(i, message)))
+    first = [{"role": "user", "content": "What is 2 + 2? (checked once)"}]
+    second = [*first, asked(call()), {"role": "tool", "tool_call_id": "c1", "content": "4"}]
+    for messages in (first, second, second):
+        assert ask(messages=messages)[0] == 200
+    assert checked == [0, 1, 2]  # the first message once, the two new ones once, then none
+
+
+def test_a_refused_message_is_refused_again_and_never_remembered(monkeypatch):
+    monkeypatch.setattr(api_checks, "_checked_messages", set())
+    bad = [USER, {"role": "tool", "tool_call_id": "c1", "content": 4}]
+    for _ in range(2):
+        assert ask(messages=bad)[1]["error"]["param"] == "messages[1].content"
+    assert len(api_checks._checked_messages) == 1  # USER, which passed
+
+
+def test_the_memory_of_checked_messages_is_bounded(monkeypatch):
+    monkeypatch.setattr(api_checks, "_checked_messages", set())
+    monkeypatch.setattr(api_checks, "CHECKED_MESSAGES_KEPT", 5)
+    for n in range(12):
+        assert ask(messages=[{"role": "user", "content": f"question {n}"}])[0] == 200
+        assert len(api_checks._checked_messages) <= 5
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
