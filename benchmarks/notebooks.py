@@ -1,7 +1,12 @@
 """The course's notebooks under strict nbval in ONE pytest session, against the floor: as many
 empty notebooks (one `pass` cell each) in one session under the same options. The difference
 is what the notebooks' own cells cost; the floor is pytest's start-up plus one kernel start per
-notebook. The two sessions alternate when repeated; medians.
+notebook. The sessions alternate when repeated; medians.
+
+A third session says how much of the cells' time no course on the openai SDK could avoid: as
+many notebooks whose one cell imports what every course notebook loads (`openai`, which each
+fresh kernel imports for its first model call, and matplotlib's pyplot). Its difference to the
+empty session is a cost per kernel that the course's own cells do not control.
 
     python benchmarks/notebooks.py [--repeats N]
 """
@@ -36,39 +41,48 @@ def timed_session(paths: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def empty_notebooks(folder: pathlib.Path, count: int) -> list[str]:
+IMPORTS = "import openai\nimport matplotlib.pyplot"  # what every course notebook loads
+
+
+def empty_notebooks(folder: pathlib.Path, count: int, source: str = "pass") -> list[str]:
+    """`count` notebooks of one code cell each (`pass` by default), with no stored output."""
     paths = []
     for i in range(count):
         path = folder / f"empty_{i:02d}.ipynb"
         path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
             "cells": [{"cell_type": "code", "id": "c0", "metadata": {}, "execution_count": 1,
-                       "outputs": [], "source": "pass"}]}))
+                       "outputs": [], "source": source}]}))
         paths.append(str(path))
     return paths
 
 
-def floor_session(count: int) -> float:
-    """One nbval session over `count` empty notebooks."""
+def floor_session(count: int, source: str = "pass") -> float:
+    """One nbval session over `count` notebooks of one cell (`pass`: empty notebooks)."""
     with tempfile.TemporaryDirectory() as folder:
-        return timed_session(empty_notebooks(pathlib.Path(folder), count))
+        return timed_session(empty_notebooks(pathlib.Path(folder), count, source))
 
 
 def measure(repeats: int = 1, notebooks: list[str] | None = None) -> dict:
     notebooks = notebooks or course_notebooks()
-    floors, suites = [], []
+    floors, imports, suites = [], [], []
     for _ in range(repeats):
         floors.append(floor_session(len(notebooks)))
+        imports.append(floor_session(len(notebooks), IMPORTS))
         suites.append(timed_session(notebooks))
     return {"notebooks": len(notebooks), "suite": statistics.median(suites),
-            "floor": statistics.median(floors)}
+            "floor": statistics.median(floors), "imports": statistics.median(imports)}
 
 
 def lines(r: dict) -> list[str]:
     return [f"  {r['notebooks']} course notebooks in one strict nbval session: {r['suite']:.1f} s; "
             f"{r['notebooks']} empty notebooks in one session: {r['floor']:.1f} s; "
             f"ratio {r['suite'] / r['floor']:.2f}x "
-            f"(the cells' own time {r['suite'] - r['floor']:.1f} s)"]
+            f"(the cells' own time {r['suite'] - r['floor']:.1f} s)",
+            f"  of the cells' time, {r['imports'] - r['floor']:.1f} s is each kernel importing "
+            f"openai and pyplot ({r['notebooks']} notebooks that only import them: "
+            f"{r['imports']:.1f} s); the course's own work in its cells: "
+            f"{r['suite'] - r['imports']:.1f} s"]
 
 
 if __name__ == "__main__":

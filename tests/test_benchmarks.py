@@ -155,3 +155,16 @@ def test_the_notebook_floor_is_as_many_empty_notebooks(tmp_path):
     assert len(paths) == 3
     cells = json.loads(pathlib.Path(paths[0]).read_text())["cells"]
     assert [c["source"] for c in cells] == ["pass"]
+
+
+def test_the_import_floor_notebooks_import_what_every_course_notebook_loads(tmp_path):
+    """The third session's notebooks hold the imports alone, and the report subtracts them."""
+    import notebooks
+
+    paths = notebooks.empty_notebooks(tmp_path, 2, notebooks.IMPORTS)
+    cells = json.loads(pathlib.Path(paths[1]).read_text())["cells"]
+    assert [c["source"] for c in cells] == ["import openai\nimport matplotlib.pyplot"]
+    text = "\n".join(notebooks.lines({"notebooks": 2, "suite": 10.0, "floor": 4.0,
+                                      "imports": 6.5}))
+    assert "the cells' own time 6.0 s" in text and "2.5 s is each kernel importing" in text
+    assert "the course's own work in its cells: 3.5 s" in text
