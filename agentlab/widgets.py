@@ -73,6 +73,16 @@ def _figure(columns: int, size: tuple[float, float]):
     return figure, figure.subplots(1, columns)
 
 
+def _lay_out(figure) -> None:
+    """Fit the panels to their labels once (tight_layout), then fix that layout.
+
+    tight_layout leaves a placeholder layout engine on the figure, and savefig runs a whole
+    extra layout pass for any engine; removing it gives the same PNG, about 20% sooner.
+    """
+    figure.tight_layout()
+    figure.set_layout_engine(None)
+
+
 class _PressButton(W.Button):
     """A standard Button (the same front-end widget) whose presses in the front end call
     `on_press` instead of the click handlers; `.click()` from code still calls those."""
@@ -256,13 +266,13 @@ class Playground:
         fig, (steps, cost) = _figure(2, (11, 4.5))
         plots.steps_per_run(self.history, steps)
         plots.cost_per_run(self.history, cost)
-        fig.tight_layout()
+        _lay_out(fig)
         self.history_plot.value = _png(fig)
         fig, (spent, tokens, times) = _figure(3, (16, 4.5))
         plots.cumulative_cost(self.history[-1], spent)
         plots.tokens_per_step(self.history[-1], tokens)
         plots.timeline(self.history[-1], times)
-        fig.tight_layout()
+        _lay_out(fig)
         self.run_plot.value = _png(fig)
 
     # --- helpers -----------------------------------------------------------------------------
