@@ -23,6 +23,9 @@ Design notes:
   behind it. `.click()` from code runs synchronously, so a cell can read the result at once.
 - Stop ends the run at the next step boundary (stop reason "interrupted"); the steps so far
   are kept in the history like any other run.
+- The plots are drawn for a panel someone can see: after each run once the panel has been
+  shown, and at once when it is first shown. A copy driven from code and never shown (notebook
+  5's `demo`) skips the two figures, about half a second a run.
 """
 
 from __future__ import annotations
@@ -96,6 +99,18 @@ class _PressButton(W.Button):
             self._on_press()
 
 
+class _Panel(W.VBox):
+    """The playground's panel: a VBox that tells the playground when it is shown."""
+
+    def __init__(self, children, on_show):
+        super().__init__(children)
+        self._on_show = on_show
+
+    def _repr_mimebundle_(self, **kwargs):
+        self._on_show()
+        return super()._repr_mimebundle_(**kwargs)
+
+
 class Playground:
     """A panel to run tasks under limits set with sliders, and to compare the runs."""
 
@@ -110,6 +125,7 @@ class Playground:
         self._running = threading.Lock()  # held while a run goes: one run at a time
         self._stop = threading.Event()    # set by Stop; the run ends at its next step boundary
         self._thread: threading.Thread | None = None
+        self._shown = False  # has the panel been displayed? Until then, no plot is drawn
         models = list(models or ([client.default_model] if client else _model_choices()))
 
         narrow = {"description_width": "9em"}
@@ -154,14 +170,14 @@ class Playground:
         self.stop_button.on_click(lambda _: self.stop())
         self.clear_button.on_click(lambda _: self.clear())
         self.save_button.on_click(lambda _: self.save())
-        self.panel = W.VBox([
+        self.panel = _Panel([
             self.task,
             W.HBox([W.VBox([self.max_steps, self.max_cost_usd, self.max_seconds, self.max_result_chars]),
                     W.VBox([self.model, self.priced_as, self.budget_mode, self.wind_down])]),
             W.HBox([self.run_button, self.stop_button, self.clear_button, self.save_button]),
             self.status, self.log,
             self.history_plot, self.run_plot,
-        ])
+        ], on_show=self._show)
 
     # --- what the buttons do -----------------------------------------------------------------
 
@@ -232,7 +248,8 @@ class Playground:
             self.log.value = self._log_html(lines)
             self.last_error = None
             self._say(f"Run #{len(self.history)}: {html.escape(run.summary())}")
-            self.redraw()
+            if self._shown:
+                self.redraw()
             return run
         except Exception as e:  # shown in the panel, and kept for code that drives it
             self.last_error = redact(f"{type(e).__name__}: {e}")
@@ -276,6 +293,12 @@ class Playground:
         self.run_plot.value = _png(fig)
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _show(self) -> None:
+        """The panel is being displayed: draw the runs made before, and every run from now on."""
+        if not self._shown:
+            self._shown = True
+            self.redraw()
 
     def _client(self):
         if self.client is None:
