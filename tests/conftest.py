@@ -24,9 +24,8 @@ def pytest_sessionstart(session):
     import matplotlib.font_manager  # noqa: F401
 
 
-
 def pytest_collection_finish(session):
-    # The modules, classes and strategies imported so far (millions of objects: schemathesis,
+    # The modules, classes and strategies imported so far (~600,000 objects: schemathesis,
     # hypothesis, four agent frameworks) live until the end. Freezing them keeps Python's
     # cycle collector from walking them again at every full collection during the run, and
     # in the five that pytest makes at exit to find unraisable exceptions: ~3 s of the
