@@ -51,11 +51,13 @@ def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
             return drawn[_name]
         monkeypatch.setattr(plots, name, spy)
 
-    playground._repr_mimebundle_()  # the panel is shown, as a cell ending in `playground` does
     for steps in (1, 2, 3):
         playground.model.value = "tutor-looper"
         playground.max_steps.value = steps
         playground.run_button.click()
+    # Shown, as a cell ending in `playground` does: the three runs are drawn, as real PNGs (the
+    # next test checks that every later run redraws).
+    playground._repr_mimebundle_()
     assert len(drawn["steps_per_run"].patches) == 3
     assert [p.get_height() for p in drawn["steps_per_run"].patches] == [1, 2, 3]
     assert len(drawn["cost_per_run"].patches) == 3
