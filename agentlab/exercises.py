@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -370,19 +371,30 @@ def check_smallest_budget(max_cost_usd) -> Verdict:
 
 # --- 06: measuring --------------------------------------------------------------------------
 
+_CHECK_TASKS = 6  # the first six of sweeps.MEASURE_TASKS
+
+
+@functools.lru_cache(maxsize=None)
+def _check_sweep(limit: str, values: tuple) -> list:
+    """A sweep of the first tasks over one limit, for check_success_rates. The offline tutor
+    gives the same runs every time, so each sweep is run once a session, not at every check.
+    """
+    from . import sweeps
+
+    return sweeps.sweep(sweeps.MEASURE_TASKS[:_CHECK_TASKS], limit, list(values), client=_tutor())
+
+
 def check_success_rates(success_rates) -> Verdict:
     """success_rates(results) -> {setting: share of tasks solved}, like agentlab.sweeps'.
 
     Tried on two sweeps; the second has runs that answer but answer wrongly (results cut too
     short to read), so counting answers instead of correct answers does not pass.
     """
-    from . import sweeps
+    import copy
 
-    client = _tutor()
-    tasks = sweeps.MEASURE_TASKS[:6]
-    for limit, values in (("max_steps", [1, 2, 4]), ("max_result_chars", [20, 4000])):
-        results = sweeps.sweep(tasks, limit, values, client=client)
-        expected = {v: sum(r.solved for r in results if r.setting == v) / len(tasks)
+    for limit, values in (("max_steps", (1, 2, 4)), ("max_result_chars", (20, 4000))):
+        results = copy.deepcopy(_check_sweep(limit, values))  # the student's own copy
+        expected = {v: sum(r.solved for r in results if r.setting == v) / _CHECK_TASKS
                     for v in values}
         got, failed = _attempt(f"success_rates(a {limit} sweep)", success_rates, results)
         if failed is not None:

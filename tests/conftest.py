@@ -1,7 +1,13 @@
 """Shared test setup: every test runs offline, with no key and a fixed clock where asked."""
 
 import datetime
+import gc
+import json
 import os
+import pathlib
+import secrets
+import subprocess
+import sys
 
 import pytest
 
@@ -16,6 +22,15 @@ def pytest_sessionstart(session):
     # A fresh machine builds matplotlib's font cache on first import and says so on stderr;
     # build it here, before nbval starts kernels, so no notebook cell sees that message.
     import matplotlib.font_manager  # noqa: F401
+
+
+def pytest_collection_finish(session):
+    # The modules, classes and strategies imported so far (~600,000 objects: schemathesis,
+    # hypothesis, four agent frameworks) live until the end. Freezing them keeps Python's
+    # cycle collector from walking them again at every full collection during the run, and
+    # in the five that pytest makes at exit to find unraisable exceptions: ~3 s of the
+    # suite's time. Objects the tests create are collected as usual.
+    gc.freeze()
 
 
 FIXED_NOW = datetime.datetime(2026, 3, 14, 15, 9, 26, tzinfo=datetime.timezone.utc)
@@ -87,3 +102,43 @@ def unrendered_plots(monkeypatch):
         return b"\x89PNG\r\n\x1a\n"  # a PNG's signature: the Image widget gets non-empty bytes
 
     monkeypatch.setattr(widgets, "_png", drawn_not_rendered)
+
+
+@pytest.fixture(scope="session")
+def course_lab(tmp_path_factory):
+    """`python -m agentlab course`, the students' command, once for the session: JupyterLab
+    on the course's notebooks at 127.0.0.1. Yields (base URL, token, log file).
+
+    Shared by the course-command test and the browser test (one JupyterLab start, not two).
+    Nothing lands in notebooks/: checkpoints, settings and workspaces go to a temporary folder,
+    and autosave is off, so a notebook run in the browser is never saved.
+    """
+    from processes import free_port, stop, wait_until_answers
+
+    root = tmp_path_factory.mktemp("course")
+    for plugin, settings in [("apputils-extension/notification",
+                              {"fetchNews": "false", "checkForUpdates": False}),
+                             ("docmanager-extension/plugin", {"autosave": False})]:
+        folder, name = plugin.split("/")
+        path = root / "settings" / "@jupyterlab" / folder / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings))
+    port, token = free_port(), secrets.token_hex(16)
+    env = {**os.environ, "JUPYTER_TOKEN": token, "JUPYTER_RUNTIME_DIR": str(root / "run"),
+           "JUPYTERLAB_SETTINGS_DIR": str(root / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(root / "workspaces"), "PYTHONUNBUFFERED": "1",
+           "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+    log_path = root / "course.log"
+    log = open(log_path, "w")
+    lab = subprocess.Popen(
+        [sys.executable, "-m", "agentlab", "course", "--no-browser", "--port", str(port), "--",
+         f"--FileCheckpoints.checkpoint_dir={root / 'checkpoints'}",
+         "--LabApp.expose_app_in_browser=True"],
+        cwd=pathlib.Path(__file__).parent.parent, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_answers(f"{base}/api/status?token={token}", lab, log_path, 90)
+        yield base, token, log_path
+    finally:
+        stop(lab, 30)
+        log.close()

@@ -1,7 +1,9 @@
-"""The playground in a real browser: JupyterLab on 127.0.0.1, driven by Playwright in Debian's
-Chromium (no browser download). It checks that the sliders render as live widgets (not their
-text fallback), moves max_steps with the keyboard, clicks Run, and checks that the step log
-and the plot change. The screenshot lands in test-artifacts/playground.png.
+"""The playground in a real browser, as a student meets it: `agentlab course` (conftest's
+course_lab) serves the notebooks, Playwright drives Debian's Chromium (no browser download)
+through notebook 5. It runs the notebook's first cell and the cell that shows the playground,
+checks that the sliders render as live widgets (not their text fallback), picks the Peru task,
+moves max_steps with the keyboard, clicks Run, and checks that the step log and the plots
+change. The notebook is never saved. The screenshot lands in test-artifacts/playground.png.
 
 Skipped, with the reason, where Chromium is missing, except in CI (CI=true), where .ci/run
 installs it first and the test must run.
@@ -10,16 +12,16 @@ installs it first and the test must run.
 import json
 import os
 import pathlib
-import secrets
 import shutil
-import subprocess
-import sys
+import urllib.request
 
 import pytest
-from processes import free_port, stop, wait_until_answers
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = pathlib.Path(__file__).parent.parent / "test-artifacts"
+NOTEBOOK = "05_the_limits_playground.ipynb"
+PLAYGROUND_CELL = "playground = Playground([task.text for task in COURSE_TASKS])"
+PERU = "What's the weather in the capital of Peru, in Fahrenheit?"  # four steps to answer
 
 if not os.path.exists(CHROMIUM):
     if os.environ.get("CI") == "true":
@@ -28,48 +30,31 @@ if not os.path.exists(CHROMIUM):
                 allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package")
 
-NOTEBOOK_CELLS = [
-    "from agentlab.widgets import Playground\n"
-    "playground = Playground(['What is 2 + 2?'])\n"
-    "playground.model.value = 'tutor-looper'  # never answers: only a limit stops it\n"
-    "playground",
-]
+
+def run_cell(page, cell, prompt: str) -> None:
+    """Click into a code cell and press Shift+Enter, as a student does; wait for its prompt."""
+    for attempt in range(3):
+        cell.locator(".cm-content").click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            cell.locator(".jp-InputPrompt", has_text=prompt).wait_for(timeout=20_000)
+            return
+        except sync_api.TimeoutError:
+            if attempt == 2:
+                raise
 
 
-@pytest.fixture(scope="module")
-def jupyterlab(tmp_path_factory):
-    """JupyterLab on 127.0.0.1 with a token, no news or update pop-ups, a fresh workspace."""
-    root = tmp_path_factory.mktemp("lab")
-    settings = root / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    (root / "work").mkdir()
-    (root / "work" / "playground.ipynb").write_text(json.dumps({
-        "nbformat": 4, "nbformat_minor": 5,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": None,
-                   "outputs": [], "source": src} for i, src in enumerate(NOTEBOOK_CELLS)]}))
-    port, token = free_port(), secrets.token_hex(16)
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(root / "settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(root / "workspaces"), "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
-    log = open(root / "jupyterlab.log", "w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root / 'work'}",
-         "--allow-root", "--LabApp.expose_app_in_browser=True", "--ServerApp.open_browser=False"],
-        stdout=log, stderr=subprocess.STDOUT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_answers(f"{base}/api/status?token={token}", server, root / "jupyterlab.log", 60)
-        yield base, token
-    finally:
-        stop(server)
-        log.close()
+def shut_down_kernels(base: str, token: str) -> None:
+    """End the notebook's kernel: the shared JupyterLab goes on serving other tests."""
+    sessions = json.loads(urllib.request.urlopen(f"{base}/api/sessions?token={token}").read())
+    for session in sessions:
+        request = urllib.request.Request(f"{base}/api/sessions/{session['id']}?token={token}",
+                                         method="DELETE")
+        urllib.request.urlopen(request, timeout=30).read()
 
 
-def test_playground_in_jupyterlab(jupyterlab):
-    base, token = jupyterlab
+def test_playground_in_jupyterlab(course_lab):
+    base, token, _ = course_lab
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
@@ -77,30 +62,29 @@ def test_playground_in_jupyterlab(jupyterlab):
             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"])
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1300})
-            page.goto(f"{base}/lab/tree/playground.ipynb?reset&token={token}")
+            page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset&token={token}")
             page.wait_for_selector(".jp-Notebook", timeout=60_000)
             page.wait_for_function("window.jupyterapp && document.querySelector('.jp-Notebook')")
-            # Wait for the kernel, then run the cell as a student would: click it, Shift+Enter.
+            # Wait for the kernel, then run the notebook's imports and its playground cell.
             page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)
-            for attempt in range(3):
-                page.locator(".jp-Cell .cm-content").first.click()
-                page.keyboard.press("Shift+Enter")
-                try:
-                    page.locator(".jp-InputPrompt", has_text="[1]:").wait_for(timeout=20_000)
-                    break
-                except sync_api.TimeoutError:
-                    if attempt == 2:
-                        raise
+            code_cells = page.locator(".jp-CodeCell")
+            run_cell(page, code_cells.first, "[1]:")
+            cell = code_cells.filter(has_text=PLAYGROUND_CELL)  # checks look inside this cell
+            run_cell(page, cell, "[2]:")
 
             # Live widgets, not the text fallback.
-            slider = page.locator(".widget-slider", has_text="max_steps")
+            slider = cell.locator(".widget-slider", has_text="max_steps")
             slider.wait_for(timeout=60_000)
-            assert page.locator(".widget-slider").count() == 4
-            assert page.get_by_text("<Playground:").count() == 0
+            assert cell.locator(".widget-slider").count() == 4
+            assert cell.get_by_text("<Playground:").count() == 0
             readout = slider.locator(".widget-readout")
             assert readout.inner_text() == "10"
-            log = page.locator("pre", has_text="step log appears here")
+            log = cell.locator("pre", has_text="step log appears here")
             assert log.count() == 1
+
+            # Pick the Peru question: it needs four steps, so a step limit of 2 stops it.
+            cell.locator(".widget-dropdown", has_text="task").locator("select").select_option(
+                label=PERU)
 
             # Move max_steps with the keyboard: 10 -> 2.
             handle = slider.locator(".noUi-handle")
@@ -111,18 +95,20 @@ def test_playground_in_jupyterlab(jupyterlab):
                 "() => [...document.querySelectorAll('.widget-slider')].some(s =>"
                 " s.innerText.includes('max_steps') && s.querySelector('.widget-readout').innerText.trim() === '2')")
 
-            page.locator("button.widget-button", has_text="Run").first.click()
-            status = page.get_by_text("Run #1: stopped: max_steps after 2 steps")
+            cell.locator("button.widget-button", has_text="Run").click()
+            status = cell.get_by_text("Run #1: stopped: max_steps after 2 steps")
             status.wait_for(timeout=60_000)
-            step_log = page.locator("pre", has_text="step 1: calling")
+            step_log = cell.locator("pre", has_text="step 1: calling")
             assert step_log.count() == 1 and "step 2:" not in step_log.inner_text()
             assert "stopped: max_steps (the step limit of 2 was reached)" in step_log.inner_text()
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('.jp-OutputArea img')].filter(i => i.naturalWidth > 300).length >= 2")
-            page.screenshot(path=str(ARTIFACTS / "playground.png"), full_page=True)
+            page.wait_for_function(  # the history plot and the run plot, drawn
+                "cell => [...cell.querySelectorAll('.jp-OutputArea img')]"
+                ".filter(i => i.naturalWidth > 300).length >= 2", arg=cell.element_handle())
+            cell.screenshot(path=str(ARTIFACTS / "playground.png"))
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "playground-failure.png"), full_page=True)
             raise
         finally:
             browser.close()
+            shut_down_kernels(base, token)
     assert (ARTIFACTS / "playground.png").stat().st_size > 10_000

@@ -58,7 +58,9 @@ def test_a_model_that_never_answers_holds_the_run_no_longer_than_its_time_limit(
     assert run.stop_reason == "max_seconds" and "APITimeoutError" in run.stop_detail
 
 
-def test_retries_happen_within_a_short_time_limit_and_stop_at_its_edge():
+def test_retries_happen_within_a_short_time_limit_and_stop_at_its_edge(fast_retries):
+    # fast_retries: the retry is counted, not timed (test_retry_waits_follow_the_sdks_rule
+    # checks the real waits)
     failures = []
 
     def fails_once(method, path, body):
@@ -671,15 +673,16 @@ class ChoosyClient:
                                                              "content": f"I am {model}"})
 
     def priced_as(self, model):
-        return PRICE if model == "tutor-slow" else "gpt-4o-mini"
+        return PRICE if model == "tutor-verbose" else "gpt-4o-mini"
 
     def chat(self, model=None, **kwargs):
         return self.inner.chat(model=model or self.default_model, **kwargs)
 
 
 def test_run_agent_asks_the_client_for_the_model_it_was_given():
-    run = run_agent("Who are you?", client=ChoosyClient(), model="tutor-slow")
-    assert run.answer == "I am tutor-slow" and run.model == "tutor-slow"
+    # Not the default model, and not tutor-slow: the server would make it think for a second.
+    run = run_agent("Who are you?", client=ChoosyClient(), model="tutor-verbose")
+    assert run.answer == "I am tutor-verbose" and run.model == "tutor-verbose"
     assert run.priced_as == "one-dollar-per-million"
     assert run_agent("Who are you?", client=ChoosyClient()).answer == "I am tutor"
 

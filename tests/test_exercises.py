@@ -278,6 +278,7 @@ def test_a_key_in_the_environment_changes_nothing_and_nothing_reaches_the_networ
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-outer-key-0000000000000000")
     monkeypatch.setenv("AGENTLAB_MODEL", "gpt-4o-mini")
     monkeypatch.setattr(httpx.HTTPTransport, "handle_request", no_network)
+    ex._check_sweep.cache_clear()  # check_success_rates runs its sweeps again, under the key
     args = (RIGHT[name], True) if name == "check_looper_settings" else (RIGHT[name],)
     verdict = getattr(ex, name)(*args)
     assert verdict, verdict

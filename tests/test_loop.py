@@ -195,7 +195,7 @@ def test_tool_timeout():
     @tool
     def get_weather(city: str) -> dict:  # noqa: F811
         """Get the weather in a city."""
-        release.wait(0.5)
+        release.wait(0.2)  # four times the 0.05 s timeout below
         return {"city": city, "temp_c": 1}
 
     waited = run_agent(COAT, [get_weather], limits=Limits(tool_timeout=None))

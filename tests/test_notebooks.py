@@ -96,7 +96,7 @@ def test_no_student_notebook_shows_a_solution_cell():
         assert "a reference solution" not in text, path.name
 
 
-def test_the_playground_suggestions_of_05_give_what_the_text_announces(unrendered_plots):
+def test_the_playground_suggestions_of_05_give_what_the_text_announces():
     """Notebook 05's "What to try" promises outcomes from the playground's defaults: keep
     them true."""
     pytest.importorskip("ipywidgets")

@@ -11,11 +11,9 @@ import pathlib
 import re
 import shutil
 import subprocess
-import sys
 import urllib.request
 
 import pytest
-from processes import free_port, stop, wait_until_answers
 
 ROOT = pathlib.Path(__file__).parent.parent
 IN_CI = os.environ.get("CI") == "true"
@@ -52,25 +50,16 @@ def test_ci_runs_the_readmes_test_command_after_adding_the_compat_extra():
     assert "set -euo pipefail" in script  # a failing step fails CI; pytest's status is CI's
 
 
-def test_the_course_command_serves_the_notebooks_in_jupyterlab(tmp_path):
-    """`agentlab course` for real: JupyterLab answers on /lab and lists the notebooks."""
-    port, token = free_port(), "quickstart-test-token"
-    env = {**os.environ, "JUPYTER_TOKEN": token, "JUPYTER_RUNTIME_DIR": str(tmp_path / "run"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces")}
-    log = open(tmp_path / "course.log", "w")
-    lab = subprocess.Popen([sys.executable, "-m", "agentlab", "course", "--no-browser",
-                            "--port", str(port)], cwd=ROOT, env=env, stdout=log,
-                           stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        page = wait_until_answers(f"{base}/lab?token={token}", lab, tmp_path / "course.log", 90)
-        assert b"<title>JupyterLab</title>" in page
-        listing = urllib.request.urlopen(f"{base}/api/contents?token={token}", timeout=5).read()
-        assert b"01_the_loop_by_hand.ipynb" in listing
-    finally:
-        stop(lab, 30)
-        log.close()
-    text = (tmp_path / "course.log").read_text()
+def test_the_course_command_serves_the_notebooks_in_jupyterlab(course_lab):
+    """`agentlab course` for real (conftest's course_lab, which the browser test also uses):
+    JupyterLab answers on /lab and lists the notebooks."""
+    base, token, log = course_lab
+    page = urllib.request.urlopen(f"{base}/lab?token={token}", timeout=30).read()
+    assert b"<title>JupyterLab</title>" in page
+    listing = urllib.request.urlopen(f"{base}/api/contents?token={token}", timeout=5).read()
+    assert b"01_the_loop_by_hand.ipynb" in listing
+    text = log.read_text()
+    assert "opening the course in JupyterLab" in text
     assert ("--allow-root" in text) == (os.geteuid() == 0)
 
 

@@ -225,8 +225,8 @@ def test_a_stalled_client_is_dropped_and_others_are_served_meanwhile(quick_drop_
     assert post(server, "/v1/chat/completions", json.dumps(GOOD).encode())[0] == 200
 
 
-def test_a_slow_persona_does_not_hold_other_clients(server):
-    """tutor-slow thinks for a second; a request sent meanwhile is answered before it ends."""
+def test_a_slow_persona_does_not_hold_other_clients(server, quick_slow_tutor):
+    """tutor-slow thinks (0.3 s here); a request sent meanwhile is answered before it ends."""
     done = []
     slow_body = json.dumps({**GOOD, "model": "tutor-slow"}).encode()
     slow = threading.Thread(target=lambda: done.append(post(server, "/v1/chat/completions",

@@ -23,6 +23,15 @@ def base_url():
         yield f"http://{host}:{port}"
 
 
+@pytest.fixture(scope="module")
+def session():
+    """One HTTP session for the module's requests: a kept-alive connection, not one per case."""
+    import requests
+
+    with requests.Session() as shared:
+        yield shared
+
+
 CHECKS = [builtin.not_a_server_error, builtin.status_code_conformance,
           builtin.content_type_conformance, builtin.response_schema_conformance]
 
@@ -56,12 +65,12 @@ def streamed(base_url: str, body: dict) -> list[dict]:
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
-def test_no_request_gets_a_5xx_and_every_answer_validates(case, base_url, statuses):
+def test_no_request_gets_a_5xx_and_every_answer_validates(case, base_url, session, statuses):
     posted = isinstance(case.body, dict)
     if posted:
         case.body["model"] = "tutor"  # reach the tutor: an unknown model is only a 404
         case.body.pop("stream", None)  # streams are checked below, on every accepted request
-    response = case.call(base_url=base_url, timeout=10)
+    response = case.call(base_url=base_url, session=session, timeout=10)
     case.validate_response(response, checks=CHECKS)
     statuses.append(response.status_code)
     if posted and response.status_code == 200:

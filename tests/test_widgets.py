@@ -18,7 +18,7 @@ def playground():
     return Playground(TASKS)
 
 
-def test_three_runs_with_different_limits(playground, unrendered_plots):
+def test_three_runs_with_different_limits(playground):
     playground.task.value = "What is 2 + 2?"
     playground.model.value = "tutor-looper"
     playground.max_steps.value = 2
@@ -55,6 +55,9 @@ def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
         playground.model.value = "tutor-looper"
         playground.max_steps.value = steps
         playground.run_button.click()
+    # Shown, as a cell ending in `playground` does: the three runs are drawn, as real PNGs (the
+    # next test checks that every later run redraws).
+    playground._repr_mimebundle_()
     assert len(drawn["steps_per_run"].patches) == 3
     assert [p.get_height() for p in drawn["steps_per_run"].patches] == [1, 2, 3]
     assert len(drawn["cost_per_run"].patches) == 3
@@ -63,6 +66,33 @@ def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
     assert len(drawn["tokens_per_step"].patches) == 4 * 3 and len(drawn["timeline"].patches) == 2 * 3
     assert bytes(playground.history_plot.value).startswith(b"\x89PNG")
     assert bytes(playground.run_plot.value).startswith(b"\x89PNG")
+
+
+def test_plots_are_drawn_once_the_panel_is_shown_and_after_each_run_from_then_on(
+        playground, monkeypatch, unrendered_plots):
+    import agentlab.widgets as widgets
+
+    drawn = []
+    monkeypatch.setattr(widgets, "_png", lambda figure, _png=widgets._png: drawn.append(
+        [len(ax.patches) for ax in figure.axes]) or _png(figure))
+    playground.model.value = "tutor-looper"
+    for steps in (1, 2):  # driven from code, not shown (notebook 5's demo): nothing to draw
+        playground.max_steps.value = steps
+        playground.run_button.click()
+    assert drawn == [] and bytes(playground.history_plot.value) == b""
+
+    bundle = playground._repr_mimebundle_()  # shown: the runs so far are drawn at once
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    # A bar per run; for the last run's two steps, a line of cost (no bars), four token parts
+    # and two time parts per step.
+    assert drawn == [[2, 2], [0, 2 * 4, 2 * 2]]
+    assert bytes(playground.history_plot.value) and bytes(playground.run_plot.value)
+    playground._repr_mimebundle_()  # shown again (a second view): nothing new to draw
+    assert len(drawn) == 2
+
+    playground.max_steps.value = 3
+    playground.run_button.click()  # from now on, every run redraws
+    assert drawn[2:] == [[3, 3], [0, 3 * 4, 3 * 2]]
 
 
 def test_sliders_and_pickers():
@@ -74,7 +104,7 @@ def test_sliders_and_pickers():
     assert "tutor-slow" in playground.model.options and "gpt-4o" in playground.priced_as.options
 
 
-def test_priced_as_changes_only_the_price(playground, unrendered_plots):
+def test_priced_as_changes_only_the_price(playground):
     playground.run_button.click()
     playground.priced_as.value = "gpt-4o"
     playground.run_button.click()
@@ -83,7 +113,7 @@ def test_priced_as_changes_only_the_price(playground, unrendered_plots):
     assert dear.priced_as == "gpt-4o"
 
 
-def test_errors_show_in_the_panel(playground, monkeypatch, unrendered_plots):
+def test_errors_show_in_the_panel(playground, monkeypatch):
     import agentlab.widgets as widgets
 
     def broken(*args, **kwargs):
@@ -96,7 +126,7 @@ def test_errors_show_in_the_panel(playground, monkeypatch, unrendered_plots):
     assert playground.history == [] and playground.run_button.disabled is False
 
 
-def test_a_run_cannot_be_started_twice(playground, unrendered_plots):
+def test_a_run_cannot_be_started_twice(playground):
     starts = []
 
     def step_observer_that_clicks_again(step):
@@ -120,7 +150,9 @@ def test_a_run_cannot_be_started_twice(playground, unrendered_plots):
 
 
 def test_clear_and_save(playground, tmp_path, unrendered_plots):
+    playground._repr_mimebundle_()  # shown: its plots are drawn
     playground.run_button.click()
+    assert bytes(playground.history_plot.value) and bytes(playground.run_plot.value)
     target = playground.save(tmp_path / "runs.json")
     saved = json.loads(target.read_text())
     assert len(saved) == 1 and saved[0]["stop_reason"] == "answered"
@@ -137,7 +169,7 @@ def test_display_text_is_short_and_stable(playground):
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
-def test_the_step_log_updates_live_during_a_run(playground, monkeypatch, unrendered_plots):
+def test_the_step_log_updates_live_during_a_run(playground, monkeypatch):
     import agentlab.widgets as widgets
 
     seen = []
@@ -182,8 +214,7 @@ def press(button):
     button._handle_button_msg(button, {"event": "click"}, [])
 
 
-def test_a_double_click_in_the_front_end_never_starts_two_runs(playground, quick_slow_tutor,
-                                                              unrendered_plots):
+def test_a_double_click_in_the_front_end_never_starts_two_runs(playground, quick_slow_tutor):
     playground.model.value = "tutor-slow"  # a run takes a second: the second press lands in it
     press(playground.run_button)
     press(playground.run_button)  # the double click
@@ -193,7 +224,7 @@ def test_a_double_click_in_the_front_end_never_starts_two_runs(playground, quick
     assert playground.run_button.disabled is False and playground.stop_button.disabled is True
 
 
-def test_stop_ends_a_run_at_the_next_step_boundary(playground, monkeypatch, unrendered_plots):
+def test_stop_ends_a_run_at_the_next_step_boundary(playground, monkeypatch):
     import agentlab.widgets as widgets
 
     original = widgets.run_agent
@@ -214,8 +245,7 @@ def test_stop_ends_a_run_at_the_next_step_boundary(playground, monkeypatch, unre
     assert playground.history[-1].stop_reason == "max_steps"
 
 
-def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground, quick_slow_tutor,
-                                                                   unrendered_plots):
+def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground, quick_slow_tutor):
     playground.model.value = "tutor-slow"
     press(playground.run_button)
     playground.stop_button.click()
@@ -224,7 +254,7 @@ def test_stop_from_the_front_end_while_a_run_goes_in_the_background(playground, 
 
 
 def test_the_playground_log_and_saved_json_hold_no_key(playground, monkeypatch, tmp_path,
-                                                       unrendered_plots, fast_retries):
+                                                       fast_retries):
     from agentlab import tool
 
     key = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
