@@ -11,9 +11,10 @@ points at the offending field, e.g. `messages[2].tool_call_id`:
    tool_choice names a tool that is offered.
 
 Each message is checked once: a conversation resends every earlier message with each request,
-so on a 20-step run the first messages would be checked 20 times over. A message whose JSON
-text passed before passes at once: the check is a pure function of that text, so its answer
-cannot differ (only a message that passed is remembered, by a digest of its text).
+so on a 20-step run the first messages would be checked 20 times over. A message equal to one
+that passed before passes at once: the check is a pure function of the message, so its answer
+cannot differ. Only messages that passed are remembered, each by a digest of its repr (repr
+keeps the types apart where == does not: 1, 1.0 and True are equal in Python, not in JSON).
 
 Left out on purpose: features the tutor cannot act on are refused clearly rather than
 ignored (custom tools, audio output); unknown extra fields are accepted, as frameworks send
@@ -151,10 +152,10 @@ def _check_messages(messages: list) -> None:
     the module's docstring)."""
     for i, message in enumerate(messages):
         try:
-            text = json.dumps(message).encode()
+            text = repr(message)  # about twice as fast as json.dumps, and as exact for this
         except RecursionError:
             raise APIError(400, TOO_DEEP, param=f"messages[{i}]") from None
-        digest = hashlib.blake2b(text, digest_size=16).digest()
+        digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
         if digest in _checked_messages:
             continue
         _check_message(i, message)
@@ -163,7 +164,7 @@ def _check_messages(messages: list) -> None:
         _checked_messages.add(digest)
 
 
-_checked_messages: set[bytes] = set()  # digests of the JSON text of messages that passed
+_checked_messages: set[bytes] = set()  # digests of the repr of messages that passed
 
 
 def _check_message(i: int, message) -> None:

@@ -149,12 +149,33 @@ def test_each_message_of_a_growing_conversation_is_checked_once(monkeypatch):
     assert checked == [0, 1, 2]  # the first message once, the two new ones once, then none
 
 
+def test_messages_equal_in_python_but_not_in_json_are_each_checked(monkeypatch):
+    """1, 1.0 and True are == in Python: the memory tells them apart, as JSON does."""
+    monkeypatch.setattr(api_checks, "_checked_messages", set())
+    checked = []
+    check = api_checks._check_message
+    monkeypatch.setattr(api_checks, "_check_message",
+                        lambda i, message: (checked.append(message["x"]), check(i, message)))
+    for x in (1, 1.0, True, 1):
+        assert ask(messages=[{"role": "user", "content": "hi", "x": x}])[0] == 200
+    assert checked == [1, 1.0, True] and [type(x) for x in checked] == [int, float, bool]
+
+
 def test_a_refused_message_is_refused_again_and_never_remembered(monkeypatch):
     monkeypatch.setattr(api_checks, "_checked_messages", set())
     bad = [USER, {"role": "tool", "tool_call_id": "c1", "content": 4}]
     for _ in range(2):
         assert ask(messages=bad)[1]["error"]["param"] == "messages[1].content"
     assert len(api_checks._checked_messages) == 1  # USER, which passed
+
+
+def test_a_message_is_never_let_through_on_another_ones_pass(monkeypatch):
+    """The memory is exact: an invalid message as long as a valid one is still refused."""
+    monkeypatch.setattr(api_checks, "_checked_messages", set())
+    valid, invalid = {"role": "user", "content": "hi"}, {"role": "user", "content": 4242}
+    assert len(repr(valid)) == len(repr(invalid))
+    assert ask(messages=[valid])[0] == 200
+    assert ask(messages=[invalid])[1]["error"]["param"] == "messages[0].content"
 
 
 def test_the_memory_of_checked_messages_is_bounded(monkeypatch):
