@@ -15,15 +15,31 @@ from __future__ import annotations
 
 import json
 import pathlib
+import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: pytest depends on tomli there, the same parser
+    import tomli as tomllib
+
 ROOT = pathlib.Path(__file__).parent.parent
-NBVAL = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--nbval",
-         "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "notebooks" / "sanitize.cfg")]
+
+
+def readme_options() -> list[str]:
+    """The README command's own pytest options (pyproject's addopts: strict nbval, the
+    sanitize file, the plugins left out), so every session here runs as the suite does."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return shlex.split(config["tool"]["pytest"]["ini_options"]["addopts"])
+
+
+# Run from ROOT (the sanitize file's path is relative to it); addopts are given explicitly
+# because the empty notebooks live outside the project, where pyproject.toml is not found.
+NBVAL = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *readme_options()]
 
 
 def course_notebooks() -> list[str]:

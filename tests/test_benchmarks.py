@@ -168,3 +168,11 @@ def test_the_import_floor_notebooks_import_what_every_course_notebook_loads(tmp_
                                       "imports": 6.5}))
     assert "the cells' own time 6.0 s" in text and "2.5 s is each kernel importing" in text
     assert "the course's own work in its cells: 3.5 s" in text
+
+
+def test_the_notebook_sessions_run_with_the_readme_commands_own_options():
+    import notebooks
+
+    options = notebooks.NBVAL[notebooks.NBVAL.index("addopts=") + 1:]
+    assert options == notebooks.readme_options()
+    assert "--nbval" in options and "--nbval-lax" not in options
