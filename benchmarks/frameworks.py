@@ -10,6 +10,13 @@ much dearer each step is than the last. The 1-step run (one model call, no tool)
 fixed cost of a run, measured rather than extrapolated.
 Everything is warmed up first (two runs of each length, untimed).
 
+Ratios are paired: this machine's CPU speed swings by up to 1.8x in phases of a few seconds
+(a fixed loop timed every 0.2 s takes 20 ms, then 36 ms), so a ratio of two medians can land
+its two figures in different phases. A round runs every framework at one length back to back,
+so each ratio is taken within a round first (the round's fit for one framework over the same
+round's fit for the other, or their times at one length), then its median over the rounds is
+reported. The absolute figures are medians of the rounds, as above.
+
     python benchmarks/frameworks.py              # prints the table
     python benchmarks/frameworks.py --quick      # tiny counts, to check that it runs
     python benchmarks/frameworks.py --cpu        # CPU time instead of wall time (shared machine)
@@ -79,8 +86,25 @@ def measure(names=ROWS, lengths=LENGTHS, rounds: int = 15, runs: int = 4,
     figures = {}
     for name, by_length in samples.items():
         per_run = {steps: statistics.median(s) for steps, s in by_length.items()}
-        figures[name] = {"per_run": per_run, **fit(per_run)}
+        rounds_seen = [{steps: s[r] for steps, s in by_length.items()} for r in range(rounds)]
+        figures[name] = {"per_run": per_run, **fit(per_run), "rounds": rounds_seen}
     return figures
+
+
+def paired_ratio(figures: dict, name: str, base: str, what) -> float:
+    """The median over rounds of name's figure over base's figure in the same round.
+
+    what: "per_step" (each round's slope) or a run length (each round's time per run).
+    Example: rounds [{1: 2, 2: 4}, {1: 3, 2: 6}] over [{1: 1, 2: 2}, {1: 1, 2: 2}], what=2
+             -> median(4 / 2, 6 / 2) = 2.5
+    """
+    ratios = []
+    for mine, theirs in zip(figures[name]["rounds"], figures[base]["rounds"]):
+        if what == "per_step":
+            ratios.append(fit(mine)["per_step"] / fit(theirs)["per_step"])
+        else:
+            ratios.append(mine[what] / theirs[what])
+    return statistics.median(ratios)
 
 
 def table(figures: dict) -> list[str]:
@@ -95,8 +119,7 @@ def table(figures: dict) -> list[str]:
     for name, f in figures.items():
         ratios = ""
         if base and name != "agentlab":
-            ratios = ", ".join(f"{f[k] / base[k]:.2f}" if k == "per_step" else
-                               f"{f['per_run'][k] / base['per_run'][k]:.2f}"
+            ratios = ", ".join(f"{paired_ratio(figures, name, 'agentlab', k):.2f}"
                                for k in (short, "per_step", long))
         lines.append(f"  {name:17} {1000 * f['per_run'][short]:8.3f} {1000 * f['per_step']:9.3f} "
                      f"{1e6 * f['growth']:8.1f} {1000 * f['per_run'][long]:9.3f}   {ratios}")
@@ -114,9 +137,10 @@ def floor_lines(figures: dict) -> list[str]:
         if name in figures:
             f = figures[name]
             lines.append(f"  {name} / sdk-floor: "
-                         f"{f['per_step'] / floor['per_step']:.2f}x per step, "
-                         f"{f['per_run'][short] / floor['per_run'][short]:.2f}x a {short}-step run "
-                         f"(own share {1000 * (f['per_step'] - floor['per_step']):.3f} ms a step)")
+                         f"{paired_ratio(figures, name, 'sdk-floor', 'per_step'):.2f}x per step, "
+                         f"{paired_ratio(figures, name, 'sdk-floor', short):.2f}x a {short}-step "
+                         f"run (own share {1000 * (f['per_step'] - floor['per_step']):.3f} ms a "
+                         "step, from the medians)")
     return lines
 
 

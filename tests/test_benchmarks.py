@@ -94,6 +94,20 @@ def test_a_tiny_interleaved_measurement_has_every_row():
     assert "agentlab / sdk-floor" in "\n".join(frameworks.floor_lines(figures))
 
 
+def test_ratios_are_paired_within_each_round():
+    """A round where the machine ran slow for both frameworks gives the same ratio as a fast
+    round: the ratio of medians would mix them, the median of paired ratios does not."""
+    fast = {1: 1.0, 2: 2.0, 5: 5.0}
+    rounds = {"agentlab": [fast, {k: 2 * v for k, v in fast.items()}, fast],
+              "sdk-floor": [{k: v / 1.1 for k, v in fast.items()},
+                            {k: 2 * v / 1.1 for k, v in fast.items()},
+                            {k: 2 * v / 1.1 for k, v in fast.items()}]}
+    figures = {name: {"rounds": r} for name, r in rounds.items()}
+    # round 3 is slow for the floor alone (a phase change inside the round): an outlier
+    assert abs(frameworks.paired_ratio(figures, "agentlab", "sdk-floor", "per_step") - 1.1) < 1e-9
+    assert abs(frameworks.paired_ratio(figures, "agentlab", "sdk-floor", 5) - 1.1) < 1e-9
+
+
 def test_startup_times_whole_processes_and_agentlab_loads_nothing_heavy():
     floors = {name: startup.FLOORS[name] for name in ("python -c pass", "import agentlab")}
     figures = startup.measure(frameworks=[], repeats=1, floors=floors, warm_up=False)
