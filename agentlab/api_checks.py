@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import re
 
 from .openai_request_schema import SCHEMAS
@@ -55,8 +56,8 @@ class APIError(Exception):
 def parse_body(body: bytes) -> dict:
     """The request's JSON object, or an APIError saying what is wrong with it."""
     try:
-        request = json.loads(body, parse_constant=_not_json)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        request = json.loads(body, parse_constant=_not_json, parse_float=_finite)
+    except ValueError as e:  # not JSON, not UTF-8, or a number Python cannot hold
         raise APIError(400, f"The body is not valid JSON: {e}.") from None
     except RecursionError:  # nested far beyond MAX_DEPTH: the parser itself gave up
         raise APIError(400, TOO_DEEP) from None
@@ -67,6 +68,17 @@ def parse_body(body: bytes) -> dict:
     if depth({key: value for key, value in request.items() if key != "messages"}) > MAX_DEPTH:
         raise APIError(400, TOO_DEEP)
     return request
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float; Python would read 1e400 as infinity, which JSON has not.
+
+    Example: _finite("2.5") -> 2.5;  _finite("1e400") -> ValueError
+    """
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
 
 
 def _not_json(constant: str):

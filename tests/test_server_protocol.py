@@ -186,6 +186,16 @@ def test_the_memory_of_checked_messages_is_bounded(monkeypatch):
         assert len(api_checks._checked_messages) <= 5
 
 
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "1" * 5000])
+def test_a_number_python_cannot_hold_is_a_400_not_a_crash(number):
+    """1e400 would read as infinity, and an integer of 5,000 digits is past Python's limit
+    for int(): both are refused as the body's fault, in a message or in a field."""
+    for where in ('"messages": [{"role": "user", "content": "hi", "x": %s}]', '"seed": %s'):
+        body = json.dumps(GOOD)[:-1] + ", " + where % number + "}"
+        status, payload = ask(_raw=body.encode())
+        assert status == 400 and "not valid JSON" in payload["error"]["message"], payload
+
+
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_nan_and_infinity_are_not_json(constant):
     status, payload = ask(_raw=json.dumps(GOOD)[:-1].encode() + b', "temperature": '
