@@ -300,7 +300,11 @@ class Playground:
         """The panel is being displayed: draw the runs made before, and every run from now on."""
         if not self._shown:
             self._shown = True
-            self.redraw()
+            try:
+                self.redraw()
+            except Exception as e:  # the panel must still show, with the error in it
+                self._say(redact(f"the plots could not be drawn: {type(e).__name__}: {e}"),
+                          error=True)
 
     def _client(self):
         if self.client is None:

@@ -163,6 +163,17 @@ def test_clear_and_save(playground, tmp_path, unrendered_plots):
     assert "could not save" in playground.status.value
 
 
+def test_a_plot_that_fails_on_first_display_leaves_the_panel_shown_with_the_error(
+        playground, monkeypatch):
+    def broken():
+        raise RuntimeError("no fonts")
+
+    monkeypatch.setattr(playground, "redraw", broken)
+    bundle = playground._repr_mimebundle_()  # must not raise: the panel is still displayed
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert "could not be drawn: RuntimeError: no fonts" in playground.status.value
+
+
 def test_display_text_is_short_and_stable(playground):
     bundle = playground._repr_mimebundle_()
     assert bundle["text/plain"] == "<Playground: 2 task(s), 0 run(s)>"
