@@ -8,7 +8,8 @@ The floor is what the suite cannot avoid:
   - one JupyterLab start and one Chromium start for the browser test: the server until it
     answers, Chromium launched through Playwright, the lab page loaded until its shell shows.
 
-    python benchmarks/suite_time.py                  # floor, then the whole suite (~1 minute)
+    python benchmarks/suite_time.py                  # 3 rounds of floor, then suite (~7 minutes)
+    python benchmarks/suite_time.py --rounds 1       # one round
     python benchmarks/suite_time.py --skip-pytest    # the floor only (a quick smoke test)
 """
 
@@ -19,6 +20,7 @@ import os
 import pathlib
 import secrets
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -86,28 +88,47 @@ def _wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
             time.sleep(0.1)
 
 
-def measure(run_pytest: bool = True, kernels: float | None = None) -> dict:
-    """The floor's parts and the suite's time; `kernels` reuses a floor session measured already."""
+def measure(run_pytest: bool = True, rounds: int = 1) -> dict:
+    """The floor's parts and the suite's time, in `rounds` rounds of (floor, then suite).
+
+    Each round measures its floor right before its suite, so both see the machine in the same
+    state; the ratio is the median of the rounds' own ratios (this machine's CPU speed swings
+    by up to 1.8x in phases, enough to move one session's floor from 22 s to 31 s).
+    """
     count = len(notebooks.course_notebooks())
-    kernels = kernels if kernels is not None else notebooks.floor_session(count)
-    figures = {"notebooks": count, "kernels": kernels,
-               "lab": lab_and_browser_seconds()}
-    figures["floor"] = figures["kernels"] + (figures["lab"] or 0.0)
-    figures["pytest"] = pytest_seconds() if run_pytest else None
+    seen = []
+    for _ in range(rounds):
+        kernels, lab = notebooks.floor_session(count), lab_and_browser_seconds()
+        seen.append({"kernels": kernels, "lab": lab, "floor": kernels + (lab or 0.0),
+                     "pytest": pytest_seconds() if run_pytest else None})
+    figures = {"notebooks": count, "rounds": rounds}
+    for key in ("kernels", "lab", "floor", "pytest"):
+        values = [r[key] for r in seen if r[key] is not None]
+        figures[key] = statistics.median(values) if values else None
+    figures["ratio"] = (statistics.median(r["pytest"] / r["floor"] for r in seen)
+                        if run_pytest else None)
+    figures["ratios"] = [r["pytest"] / r["floor"] for r in seen] if run_pytest else []
     return figures
 
 
 def lines(f: dict) -> list[str]:
     lab = f"{f['lab']:.1f} s" if f["lab"] is not None else "skipped (no Chromium)"
-    out = [f"  floor: pytest start-up + {f['notebooks']} kernel starts {f['kernels']:.1f} s, "
-           f"JupyterLab + Chromium start {lab}; total {f['floor']:.1f} s"]
+    rounds = f.get("rounds", 1)
+    each = f"medians of {rounds} rounds, " if rounds > 1 else ""
+    out = [f"  floor ({each}each right before its suite): pytest start-up + {f['notebooks']} "
+           f"kernel starts {f['kernels']:.1f} s, JupyterLab + Chromium start {lab}; "
+           f"total {f['floor']:.1f} s"]
     if f["pytest"] is not None:
-        out.append(f"  python -m pytest (README): {f['pytest']:.1f} s = "
-                   f"{f['pytest'] / f['floor']:.2f}x its floor")
+        ratios = ", ".join(f"{r:.2f}x" for r in f.get("ratios", []))
+        out.append(f"  python -m pytest (README): {f['pytest']:.1f} s; "
+                   f"{f['ratio']:.2f}x its floor"
+                   + (f" (median of the rounds' own ratios: {ratios})" if rounds > 1 else ""))
     return out
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-pytest", action="store_true", help="measure the floor only")
-    print("\n".join(lines(measure(run_pytest=not parser.parse_args().skip_pytest))))
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of (floor, suite)")
+    args = parser.parse_args()
+    print("\n".join(lines(measure(run_pytest=not args.skip_pytest, rounds=args.rounds))))

@@ -155,11 +155,26 @@ def test_the_own_share_and_profile_scripts_run(monkeypatch):
 def test_the_suite_time_report_says_the_ratio_to_its_floor():
     import suite_time
 
-    figures = {"notebooks": 7, "kernels": 8.0, "lab": 4.0, "floor": 12.0, "pytest": 30.0}
+    figures = {"notebooks": 7, "kernels": 8.0, "lab": 4.0, "floor": 12.0, "pytest": 30.0,
+               "ratio": 2.5, "ratios": [2.4, 2.5, 2.9], "rounds": 3}
     text = "\n".join(suite_time.lines(figures))
-    assert "7 kernel starts 8.0 s" in text and "30.0 s = 2.50x its floor" in text
+    assert "7 kernel starts 8.0 s" in text and "30.0 s; 2.50x its floor" in text
+    assert "medians of 3 rounds" in text and "2.40x, 2.50x, 2.90x" in text
     no_pytest = "\n".join(suite_time.lines({**figures, "pytest": None, "lab": None}))
     assert "skipped (no Chromium)" in no_pytest and "its floor" not in no_pytest
+
+
+def test_the_suite_ratio_is_the_median_of_each_rounds_own_ratio(monkeypatch):
+    """A round whose floor and suite both ran slow gives the same ratio as a fast one."""
+    import suite_time
+
+    floors, suites = iter([10.0, 20.0, 10.0]), iter([30.0, 60.0, 30.0])
+    monkeypatch.setattr(suite_time.notebooks, "floor_session", lambda count: next(floors))
+    monkeypatch.setattr(suite_time, "lab_and_browser_seconds", lambda: None)
+    monkeypatch.setattr(suite_time, "pytest_seconds", lambda: next(suites))
+    figures = suite_time.measure(rounds=3)
+    assert figures["ratio"] == 3.0 and figures["ratios"] == [3.0, 3.0, 3.0]
+    assert figures["floor"] == 10.0 and figures["pytest"] == 30.0
 
 
 def test_the_notebook_floor_is_as_many_empty_notebooks(tmp_path):
