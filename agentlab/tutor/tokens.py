@@ -19,12 +19,17 @@ def text_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
+# json.dumps(value, default=str) builds a new encoder on every call; this one is built once
+# and writes the same text (the server counts every message of every request).
+_JSON = json.JSONEncoder(default=str)
+
+
 def _as_text(value) -> str:
     """Any content as text: a string as it is, anything else (content parts) as JSON."""
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(value, default=str)
+        return _JSON.encode(value)
     except (ValueError, RecursionError):
         return str(type(value))
 
