@@ -15,6 +15,7 @@ kernels load openai, 5 load pyplot), so the course's own work is at least the re
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import shlex
 import statistics
@@ -49,10 +50,19 @@ def course_notebooks() -> list[str]:
                                    *(folder / "solutions").glob("[0-9][0-9]*.ipynb")])
 
 
+# Every session runs as on a student's laptop, where Python writes its bytecode caches: a
+# setting that turns them off (this sandbox sets PYTHONDONTWRITEBYTECODE) makes pytest rewrite
+# the asserts of every test module and plugin again in every session.
+def student_env() -> dict:
+    """This process's environment without PYTHONDONTWRITEBYTECODE."""
+    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
 def timed_session(paths: list[str]) -> float:
     """Seconds for one nbval session over the notebooks (it must pass)."""
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, *NBVAL, *paths], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, *NBVAL, *paths], cwd=ROOT, capture_output=True,
+                         text=True, env=student_env())
     if out.returncode != 0:
         raise RuntimeError(f"nbval failed:\n{out.stdout[-2000:]}")
     return time.perf_counter() - start

@@ -2,13 +2,21 @@
 notebook) timed whole, against its floor measured in the same run. A benchmark that prints
 figures, not a test (its name keeps pytest from collecting it).
 
+Every session runs as on a student's laptop: Python writes its bytecode caches (a setting that
+turns them off, such as PYTHONDONTWRITEBYTECODE, is removed from the sessions' environment;
+with it, pytest re-rewrites the asserts of every test module and plugin in every session).
+
 The floor is what the suite cannot avoid:
   - pytest's start-up plus one kernel start per notebook: one nbval session over as many empty
     notebooks as the course has (notebooks.floor_session);
   - one JupyterLab start and one Chromium start for the browser test: the server until it
     answers, Chromium launched through Playwright, the lab page loaded until its shell shows.
 
-    python benchmarks/suite_time.py                  # 3 rounds of floor, then suite (~7 minutes)
+A third figure splits the suite: the notebooks and the browser check alone (the README's command
+given only those paths), against the same floor. What it is over the floor is the course's own
+notebooks; the rest of the suite's time is the unit tests.
+
+    python benchmarks/suite_time.py                  # 3 rounds of floor, then suite (~9 minutes)
     python benchmarks/suite_time.py --rounds 1       # one round
     python benchmarks/suite_time.py --skip-pytest    # the floor only (a quick smoke test)
 """
@@ -34,10 +42,14 @@ ROOT = pathlib.Path(__file__).parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
-def pytest_seconds() -> float:
-    """The README's command, from the project folder; it must pass."""
+NOTEBOOKS_AND_BROWSER = ["notebooks", "tests/test_browser.py"]
+
+
+def pytest_seconds(paths: list[str] = ()) -> float:
+    """The README's command, from the project folder (on `paths` only, if given); it must pass."""
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "pytest"], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "pytest", *paths], cwd=ROOT, capture_output=True,
+                         text=True, env=notebooks.student_env())
     if out.returncode != 0:
         raise RuntimeError(f"the test suite failed:\n{out.stdout[-3000:]}")
     return time.perf_counter() - start
@@ -52,7 +64,7 @@ def lab_and_browser_seconds() -> float | None:
     start = time.perf_counter()
     port, token = server_load.free_port(), secrets.token_hex(16)
     with tempfile.TemporaryDirectory() as root:
-        env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": f"{root}/settings",
+        env = {**notebooks.student_env(), "JUPYTERLAB_SETTINGS_DIR": f"{root}/settings",
                "JUPYTERLAB_WORKSPACES_DIR": f"{root}/workspaces"}
         lab = subprocess.Popen(
             [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
@@ -100,13 +112,16 @@ def measure(run_pytest: bool = True, rounds: int = 1) -> dict:
     for _ in range(rounds):
         kernels, lab = notebooks.floor_session(count), lab_and_browser_seconds()
         seen.append({"kernels": kernels, "lab": lab, "floor": kernels + (lab or 0.0),
-                     "pytest": pytest_seconds() if run_pytest else None})
+                     "pytest": pytest_seconds() if run_pytest else None,
+                     "notebooks_part": (pytest_seconds(NOTEBOOKS_AND_BROWSER) if run_pytest
+                                        else None)})
     figures = {"notebooks": count, "rounds": rounds}
-    for key in ("kernels", "lab", "floor", "pytest"):
+    for key in ("kernels", "lab", "floor", "pytest", "notebooks_part"):
         values = [r[key] for r in seen if r[key] is not None]
         figures[key] = statistics.median(values) if values else None
-    figures["ratios"] = [r["pytest"] / r["floor"] for r in seen] if run_pytest else []
-    figures["ratio"] = statistics.median(figures["ratios"]) if run_pytest else None
+    for key, ratio in (("pytest", "ratio"), ("notebooks_part", "notebooks_ratio")):
+        figures[f"{ratio}s"] = [r[key] / r["floor"] for r in seen] if run_pytest else []
+        figures[ratio] = statistics.median(figures[f"{ratio}s"]) if run_pytest else None
     return figures
 
 
@@ -122,6 +137,10 @@ def lines(f: dict) -> list[str]:
         out.append(f"  python -m pytest (README): {f['pytest']:.1f} s; "
                    f"{f['ratio']:.2f}x its floor"
                    + (f" (median of the rounds' own ratios: {ratios})" if rounds > 1 else ""))
+    if f.get("notebooks_part") is not None:
+        out.append(f"  of which the notebooks and the browser check alone "
+                   f"(pytest {' '.join(NOTEBOOKS_AND_BROWSER)}): {f['notebooks_part']:.1f} s; "
+                   f"{f['notebooks_ratio']:.2f}x the same floor; the unit tests add the rest")
     return out
 
 

@@ -2,6 +2,7 @@
 asserted: the figures are benchmarks/RESULTS.md, made by `python benchmarks/run.py`)."""
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -156,12 +157,16 @@ def test_the_suite_time_report_says_the_ratio_to_its_floor():
     import suite_time
 
     figures = {"notebooks": 7, "kernels": 8.0, "lab": 4.0, "floor": 12.0, "pytest": 30.0,
-               "ratio": 2.5, "ratios": [2.4, 2.5, 2.9], "rounds": 3}
+               "ratio": 2.5, "ratios": [2.4, 2.5, 2.9], "rounds": 3,
+               "notebooks_part": 24.0, "notebooks_ratio": 2.0}
     text = "\n".join(suite_time.lines(figures))
     assert "7 kernel starts 8.0 s" in text and "30.0 s; 2.50x its floor" in text
     assert "medians of 3 rounds" in text and "2.40x, 2.50x, 2.90x" in text
-    no_pytest = "\n".join(suite_time.lines({**figures, "pytest": None, "lab": None}))
+    assert "browser check alone (pytest notebooks tests/test_browser.py): 24.0 s; 2.00x" in text
+    no_pytest = "\n".join(suite_time.lines({**figures, "pytest": None, "lab": None,
+                                             "notebooks_part": None}))
     assert "skipped (no Chromium)" in no_pytest and "its floor" not in no_pytest
+    assert "alone" not in no_pytest
 
 
 def test_the_suite_ratio_is_the_median_of_each_rounds_own_ratio(monkeypatch):
@@ -169,12 +174,32 @@ def test_the_suite_ratio_is_the_median_of_each_rounds_own_ratio(monkeypatch):
     import suite_time
 
     floors, suites = iter([10.0, 20.0, 10.0]), iter([30.0, 60.0, 30.0])
+    parts = iter([20.0, 50.0, 25.0])  # the notebooks and browser check alone, per round
     monkeypatch.setattr(suite_time.notebooks, "floor_session", lambda count: next(floors))
     monkeypatch.setattr(suite_time, "lab_and_browser_seconds", lambda: None)
-    monkeypatch.setattr(suite_time, "pytest_seconds", lambda: next(suites))
+    monkeypatch.setattr(suite_time, "pytest_seconds",
+                        lambda paths=(): next(parts) if paths else next(suites))
     figures = suite_time.measure(rounds=3)
     assert figures["ratio"] == 3.0 and figures["ratios"] == [3.0, 3.0, 3.0]
     assert figures["floor"] == 10.0 and figures["pytest"] == 30.0
+    assert figures["notebooks_ratios"] == [2.0, 2.5, 2.5] and figures["notebooks_ratio"] == 2.5
+
+
+def test_every_benchmark_session_writes_bytecode_as_a_students_python_does(monkeypatch):
+    """A sandbox that turns bytecode caches off would make every session re-rewrite pytest's
+    asserts; the sessions run without that setting, the floor and the suite alike."""
+    import notebooks
+    import suite_time
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    seen = []
+    monkeypatch.setattr(notebooks.subprocess, "run", lambda *a, **k: seen.append(k["env"]) or
+                        subprocess.CompletedProcess(a, 0, "", ""))
+    notebooks.timed_session(["x.ipynb"])
+    suite_time.pytest_seconds()
+    assert len(seen) == 2
+    for env in seen:
+        assert "PYTHONDONTWRITEBYTECODE" not in env and env["PATH"] == os.environ["PATH"]
 
 
 def test_the_notebook_floor_is_as_many_empty_notebooks(tmp_path):
