@@ -63,7 +63,11 @@ class Response:
 
 
 class ChatClient:
-    """`client.chat(model=..., messages=..., tools=...)` over an openai.OpenAI client."""
+    """`client.chat(model=..., messages=..., tools=...)` over an openai.OpenAI client.
+
+    The SDK client's settings (base URL, timeout, headers) are read once, when the ChatClient
+    is made: to change them, make a new one (connect() does).
+    """
 
     def __init__(self, sdk, *, default_model: str, offline: bool, priced_as=None,
                  max_tokens_param: str = "max_completion_tokens"):
@@ -120,10 +124,10 @@ class ChatClient:
         deadline = None if timeout is None else time.perf_counter() + timeout
         for attempt in range(self.sdk.max_retries + 1):
             # The time left for this try, as the SDK's per-request timeout (none: its default).
-            left = {} if deadline is None else {
+            time_left = {} if deadline is None else {
                 "timeout": max(deadline - time.perf_counter(), 0.001)}
             try:
-                return self._single_try.chat.completions.create(**kwargs, **left)
+                return self._single_try.chat.completions.create(**kwargs, **time_left)
             except (openai.APIConnectionError, openai.APIStatusError) as e:  # timeouts included
                 wait = _retry_wait(e, attempt)
                 if (attempt == self.sdk.max_retries or wait is None

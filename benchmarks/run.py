@@ -3,7 +3,7 @@ into benchmarks/RESULTS.md (between its `<!-- figures -->` markers), with the ma
 date and the versions, so RESULTS.md is regenerated in one command.
 
     pip install -e ".[bench]"                 # the compared frameworks
-    python benchmarks/run.py                  # everything (a few minutes; a quiet machine, please)
+    python benchmarks/run.py                  # everything (~17 minutes; a quiet machine, please)
     python benchmarks/run.py --markdown       # ... and write RESULTS.md's figures
     python benchmarks/run.py --quick          # tiny counts, no notebooks nor full pytest: a smoke
     --skip-pytest                             # leave out the README test command's full run

@@ -13,13 +13,14 @@ warm-up, as a student's machine would have.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+import notebooks
 
 HERE = pathlib.Path(__file__).parent
 FLOORS = {
@@ -37,8 +38,9 @@ def commands(frameworks, floors=FLOORS) -> dict:
 
 
 def environment(cache: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    return {**env, "PYTHONPYCACHEPREFIX": cache}
+    """A student's environment (bytecode caches written), with every process's caches in one
+    fresh folder, so that all of them start from the same cache state."""
+    return {**notebooks.student_env(), "PYTHONPYCACHEPREFIX": cache}
 
 
 def whole_process(args: list[str], env: dict) -> float:

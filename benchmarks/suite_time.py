@@ -13,10 +13,10 @@ The floor is what the suite cannot avoid:
     answers, Chromium launched through Playwright, the lab page loaded until its shell shows.
 
 A third figure splits the suite: the notebooks and the browser check alone (the README's command
-given only those paths), against the same floor. What it is over the floor is the course's own
-notebooks; the rest of the suite's time is the unit tests.
+given only those paths), against the same floor. What it is over the floor is the notebooks'
+cells and the browser test's own work; the rest of the suite's time is the other unit tests.
 
-    python benchmarks/suite_time.py                  # 3 rounds of floor, then suite (~9 minutes)
+    python benchmarks/suite_time.py                  # 3 rounds (~11 minutes)
     python benchmarks/suite_time.py --rounds 1       # one round
     python benchmarks/suite_time.py --skip-pytest    # the floor only (a quick smoke test)
 """
@@ -42,10 +42,10 @@ ROOT = pathlib.Path(__file__).parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
-NOTEBOOKS_AND_BROWSER = ["notebooks", "tests/test_browser.py"]
+NOTEBOOKS_AND_BROWSER = ("notebooks", "tests/test_browser.py")
 
 
-def pytest_seconds(paths: list[str] = ()) -> float:
+def pytest_seconds(paths: tuple[str, ...] = ()) -> float:
     """The README's command, from the project folder (on `paths` only, if given); it must pass."""
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "pytest", *paths], cwd=ROOT, capture_output=True,
@@ -64,13 +64,11 @@ def lab_and_browser_seconds() -> float | None:
     start = time.perf_counter()
     port, token = server_load.free_port(), secrets.token_hex(16)
     with tempfile.TemporaryDirectory() as root:
-        env = {**notebooks.student_env(), "JUPYTERLAB_SETTINGS_DIR": f"{root}/settings",
-               "JUPYTERLAB_WORKSPACES_DIR": f"{root}/workspaces"}
         lab = subprocess.Popen(
             [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
              f"--port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
              "--allow-root", "--ServerApp.open_browser=False"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=lab_environment(root))
         try:
             base = f"http://127.0.0.1:{port}"
             _wait_for(f"{base}/api/status?token={token}", lab)
@@ -88,6 +86,13 @@ def lab_and_browser_seconds() -> float | None:
     return time.perf_counter() - start
 
 
+def lab_environment(root: str) -> dict:
+    """A student's environment (notebooks.student_env), with JupyterLab's settings and
+    workspaces kept in `root`, so the floor's lab starts as a fresh one would."""
+    return {**notebooks.student_env(), "JUPYTERLAB_SETTINGS_DIR": f"{root}/settings",
+            "JUPYTERLAB_WORKSPACES_DIR": f"{root}/workspaces"}
+
+
 def _wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while True:
@@ -101,20 +106,25 @@ def _wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
 
 
 def measure(run_pytest: bool = True, rounds: int = 1) -> dict:
-    """The floor's parts and the suite's time, in `rounds` rounds of (floor, then suite).
+    """The floor's parts and the two sessions' times, in `rounds` rounds.
 
-    Each round measures its floor right before its suite, so both see the machine in the same
-    state; the ratio is the median of the rounds' own ratios (this machine's CPU speed swings
-    by up to 1.8x in phases, enough to move one session's floor from 22 s to 31 s).
+    A round measures its floor, then the whole suite and the notebooks-and-browser part, in an
+    order that alternates from round to round, so neither session always runs nearer the
+    floor (or always on caches the other warmed). Each ratio is the median of the rounds' own
+    ratios: this machine's CPU speed swings by up to 1.8x in phases, enough to move one
+    session's floor from 22 s to 31 s, and a round's sessions see the same phases as its floor
+    more often than those of another round.
     """
     count = len(notebooks.course_notebooks())
+    sessions = [("pytest", ()), ("notebooks_part", NOTEBOOKS_AND_BROWSER)]
     seen = []
-    for _ in range(rounds):
+    for r in range(rounds):
         kernels, lab = notebooks.floor_session(count), lab_and_browser_seconds()
-        seen.append({"kernels": kernels, "lab": lab, "floor": kernels + (lab or 0.0),
-                     "pytest": pytest_seconds() if run_pytest else None,
-                     "notebooks_part": (pytest_seconds(NOTEBOOKS_AND_BROWSER) if run_pytest
-                                        else None)})
+        row = {"kernels": kernels, "lab": lab, "floor": kernels + (lab or 0.0),
+               "pytest": None, "notebooks_part": None}
+        for key, paths in (sessions if r % 2 == 0 else sessions[::-1]) if run_pytest else ():
+            row[key] = pytest_seconds(paths)
+        seen.append(row)
     figures = {"notebooks": count, "rounds": rounds}
     for key in ("kernels", "lab", "floor", "pytest", "notebooks_part"):
         values = [r[key] for r in seen if r[key] is not None]
@@ -129,7 +139,8 @@ def lines(f: dict) -> list[str]:
     lab = f"{f['lab']:.1f} s" if f["lab"] is not None else "skipped (no Chromium)"
     rounds = f.get("rounds", 1)
     each = f"medians of {rounds} rounds, " if rounds > 1 else ""
-    out = [f"  floor ({each}each right before its suite): pytest start-up + {f['notebooks']} "
+    out = [f"  floor ({each}each measured at the start of its round): pytest start-up + "
+           f"{f['notebooks']} "
            f"kernel starts {f['kernels']:.1f} s, JupyterLab + Chromium start {lab}; "
            f"total {f['floor']:.1f} s"]
     if f["pytest"] is not None:
@@ -138,15 +149,18 @@ def lines(f: dict) -> list[str]:
                    f"{f['ratio']:.2f}x its floor"
                    + (f" (median of the rounds' own ratios: {ratios})" if rounds > 1 else ""))
     if f.get("notebooks_part") is not None:
+        ratios = ", ".join(f"{r:.2f}x" for r in f.get("notebooks_ratios", []))
         out.append(f"  of which the notebooks and the browser check alone "
                    f"(pytest {' '.join(NOTEBOOKS_AND_BROWSER)}): {f['notebooks_part']:.1f} s; "
-                   f"{f['notebooks_ratio']:.2f}x the same floor; the unit tests add the rest")
+                   f"{f['notebooks_ratio']:.2f}x the same floor"
+                   + (f" (median of the rounds' own ratios: {ratios})" if rounds > 1 else "")
+                   + "; the other unit tests add the rest")
     return out
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-pytest", action="store_true", help="measure the floor only")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of (floor, suite)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of (floor, suite, notebooks part)")
     args = parser.parse_args()
     print("\n".join(lines(measure(run_pytest=not args.skip_pytest, rounds=args.rounds))))

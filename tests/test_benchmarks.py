@@ -158,11 +158,12 @@ def test_the_suite_time_report_says_the_ratio_to_its_floor():
 
     figures = {"notebooks": 7, "kernels": 8.0, "lab": 4.0, "floor": 12.0, "pytest": 30.0,
                "ratio": 2.5, "ratios": [2.4, 2.5, 2.9], "rounds": 3,
-               "notebooks_part": 24.0, "notebooks_ratio": 2.0}
+               "notebooks_part": 24.0, "notebooks_ratio": 2.0, "notebooks_ratios": [1.9, 2.0, 2.2]}
     text = "\n".join(suite_time.lines(figures))
     assert "7 kernel starts 8.0 s" in text and "30.0 s; 2.50x its floor" in text
     assert "medians of 3 rounds" in text and "2.40x, 2.50x, 2.90x" in text
     assert "browser check alone (pytest notebooks tests/test_browser.py): 24.0 s; 2.00x" in text
+    assert "2.00x the same floor (median of the rounds' own ratios: 1.90x, 2.00x, 2.20x)" in text
     no_pytest = "\n".join(suite_time.lines({**figures, "pytest": None, "lab": None,
                                              "notebooks_part": None}))
     assert "skipped (no Chromium)" in no_pytest and "its floor" not in no_pytest
@@ -177,12 +178,19 @@ def test_the_suite_ratio_is_the_median_of_each_rounds_own_ratio(monkeypatch):
     parts = iter([20.0, 50.0, 25.0])  # the notebooks and browser check alone, per round
     monkeypatch.setattr(suite_time.notebooks, "floor_session", lambda count: next(floors))
     monkeypatch.setattr(suite_time, "lab_and_browser_seconds", lambda: None)
-    monkeypatch.setattr(suite_time, "pytest_seconds",
-                        lambda paths=(): next(parts) if paths else next(suites))
+    order = []
+
+    def pytest_seconds(paths=()):
+        order.append("part" if paths else "suite")
+        return next(parts) if paths else next(suites)
+
+    monkeypatch.setattr(suite_time, "pytest_seconds", pytest_seconds)
     figures = suite_time.measure(rounds=3)
     assert figures["ratio"] == 3.0 and figures["ratios"] == [3.0, 3.0, 3.0]
     assert figures["floor"] == 10.0 and figures["pytest"] == 30.0
     assert figures["notebooks_ratios"] == [2.0, 2.5, 2.5] and figures["notebooks_ratio"] == 2.5
+    # neither session always runs right after the floor
+    assert order == ["suite", "part", "part", "suite", "suite", "part"]
 
 
 def test_every_benchmark_session_writes_bytecode_as_a_students_python_does(monkeypatch):
@@ -197,9 +205,24 @@ def test_every_benchmark_session_writes_bytecode_as_a_students_python_does(monke
                         subprocess.CompletedProcess(a, 0, "", ""))
     notebooks.timed_session(["x.ipynb"])
     suite_time.pytest_seconds()
-    assert len(seen) == 2
+
+    class Started(Exception):
+        pass
+
+    def popen(*args, **kwargs):  # the floor's JupyterLab: its environment, then stop
+        seen.append(kwargs["env"])
+        raise Started
+
+    monkeypatch.setattr(suite_time, "CHROMIUM", sys.executable)  # a file that exists
+    monkeypatch.setattr(suite_time.subprocess, "Popen", popen)
+    with pytest.raises(Started):
+        suite_time.lab_and_browser_seconds()
+    seen.append(startup.environment("/tmp/cache"))
+    assert len(seen) == 4
     for env in seen:
         assert "PYTHONDONTWRITEBYTECODE" not in env and env["PATH"] == os.environ["PATH"]
+    assert seen[2]["JUPYTERLAB_SETTINGS_DIR"].endswith("/settings")
+    assert seen[3]["PYTHONPYCACHEPREFIX"] == "/tmp/cache"
 
 
 def test_the_notebook_floor_is_as_many_empty_notebooks(tmp_path):
