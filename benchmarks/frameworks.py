@@ -33,7 +33,8 @@ import setups
 
 LENGTHS = (1, 2, 5, 10, 20)
 # The rows: agentlab and the frameworks, agentlab's default offline path, and the SDK floor.
-ROWS = ["agentlab", "agentlab-default", "sdk-floor", "smolagents", "openai-agents", "pydantic-ai"]
+ROWS = ["agentlab", "agentlab-default", "sdk-floor", "smolagents", "openai-agents", "pydantic-ai",
+        "langchain"]
 
 
 def available(names=ROWS) -> dict:

@@ -33,7 +33,8 @@ import suite_time  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).parent / "RESULTS.md"
 PACKAGES = ["agentlab", "openai", "httpx2", "genai-prices", "smolagents", "openai-agents",
-            "pydantic-ai-slim", "nbval", "pytest", "jupyterlab", "playwright"]
+            "pydantic-ai-slim", "langchain", "langchain-openai", "langgraph", "nbval", "pytest",
+            "jupyterlab", "playwright"]
 
 
 def versions() -> str:

@@ -10,6 +10,7 @@ shows, with the same two tools and the same task. `build(name)` returns a Setup 
     smolagents        ToolCallingAgent over OpenAIServerModel
     openai-agents     Runner.run over OpenAIChatCompletionsModel (the chat-completions API)
     pydantic-ai       Agent.run over OpenAIChatModel
+    langchain         create_agent (LangChain 1, on langgraph) over ChatOpenAI, agent.invoke
 
 The async frameworks run every batch in one lasting event loop (`await` in a loop, as a
 notebook does), so they never pay for starting a loop or its thread pool per run. Each agent is built once, outside the
@@ -30,7 +31,7 @@ from typing import Callable
 
 import canned
 
-FRAMEWORKS = ["agentlab", "smolagents", "openai-agents", "pydantic-ai"]
+FRAMEWORKS = ["agentlab", "smolagents", "openai-agents", "pydantic-ai", "langchain"]
 MAX_STEPS = 50  # above every script's length, so no framework's own step limit is reached
 # The clock batches are timed with: wall time by default; time.process_time (this process's
 # CPU time, every thread) is steadier on a machine shared with other work, and there is no
@@ -190,6 +191,25 @@ def pydantic_ai_setup() -> Setup:
     return Setup("pydantic-ai", transport, run, is_async=True)
 
 
+def langchain_setup() -> Setup:
+    from langchain.agents import create_agent
+    from langchain_openai import ChatOpenAI
+
+    transport = canned.Canned()
+    model = ChatOpenAI(model=canned.MODEL, base_url=canned.BASE_URL, api_key="canned",
+                       http_client=canned.http.Client(transport=transport))
+    agent = create_agent(model, tools=[canned.get_weather, canned.calculate])
+    # langgraph counts a model call and a tool call as two super-steps; its default limit (25)
+    # would stop a 20-step run, as MAX_STEPS keeps every other framework's limit out of reach.
+    config = {"recursion_limit": 2 * MAX_STEPS + 1}
+
+    def run():
+        state = agent.invoke({"messages": [{"role": "user", "content": canned.TASK}]}, config)
+        return state["messages"][-1].content
+
+    return Setup("langchain", transport, run)
+
+
 BUILDERS = {
     "agentlab": agentlab_setup,
     "agentlab-default": lambda: agentlab_setup(default_path=True),
@@ -197,6 +217,7 @@ BUILDERS = {
     "smolagents": smolagents_setup,
     "openai-agents": openai_agents_setup,
     "pydantic-ai": pydantic_ai_setup,
+    "langchain": langchain_setup,
 }
 
 

@@ -50,7 +50,7 @@ def whole_process(args: list[str], env: dict) -> float:
     return time.perf_counter() - start
 
 
-def measure(frameworks=("agentlab", "smolagents", "openai-agents", "pydantic-ai"),
+def measure(frameworks=("agentlab", "smolagents", "openai-agents", "pydantic-ai", "langchain"),
             repeats: int = 7, floors=FLOORS, warm_up: bool = True) -> dict:
     """{command: median seconds}, every command a fresh process, interleaved."""
     runnable = [name for name in frameworks if _importable(name)]
@@ -78,7 +78,7 @@ def _importable(name: str) -> bool:
     import importlib.util
 
     module = {"agentlab": "agentlab", "pydantic-ai": "pydantic_ai", "openai-agents": "agents",
-              "smolagents": "smolagents"}[name]
+              "smolagents": "smolagents", "langchain": "langchain"}[name]
     return importlib.util.find_spec(module) is not None
 
 

@@ -18,7 +18,8 @@ import server_load  # noqa: E402
 import setups  # noqa: E402
 import startup  # noqa: E402
 
-MODULES = {"smolagents": "smolagents", "openai-agents": "agents", "pydantic-ai": "pydantic_ai"}
+MODULES = {"smolagents": "smolagents", "openai-agents": "agents", "pydantic-ai": "pydantic_ai",
+           "langchain": "langchain_openai"}
 
 
 def needs(name: str) -> None:
@@ -56,7 +57,7 @@ def test_every_setup_runs_the_script_through_the_sdk(name):
     assert setup.batch(steps=4, runs=1) > 0  # batch checks the answer and the call count
 
 
-@pytest.mark.parametrize("name", ["agentlab", "smolagents", "openai-agents", "pydantic-ai"])
+@pytest.mark.parametrize("name", setups.FRAMEWORKS)
 def test_every_framework_runs_the_tools_and_sends_their_results(name):
     needs(name)
     setup = setups.build(name)
