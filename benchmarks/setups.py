@@ -192,9 +192,14 @@ def pydantic_ai_setup() -> Setup:
 
 
 def langchain_setup() -> Setup:
+    import os
+
     from langchain.agents import create_agent
     from langchain_openai import ChatOpenAI
 
+    # No trace export (off by default, but not left to this machine's environment): nothing may
+    # leave this machine, as with the Agents SDK's tracing above.
+    os.environ["LANGSMITH_TRACING"] = "false"
     transport = canned.Canned()
     model = ChatOpenAI(model=canned.MODEL, base_url=canned.BASE_URL, api_key="canned",
                        http_client=canned.http.Client(transport=transport))
