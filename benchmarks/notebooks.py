@@ -51,8 +51,8 @@ def course_notebooks() -> list[str]:
 
 
 # Every session runs as on a student's laptop, where Python writes its bytecode caches: a
-# setting that turns them off (the build machine sets PYTHONDONTWRITEBYTECODE) makes pytest rewrite
-# the asserts of every test module and plugin again in every session.
+# setting that turns them off (the build machine sets PYTHONDONTWRITEBYTECODE) makes pytest
+# rewrite the asserts of every test module and plugin again in every session.
 def student_env() -> dict:
     """This process's environment without PYTHONDONTWRITEBYTECODE."""
     return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}

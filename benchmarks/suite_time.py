@@ -122,7 +122,8 @@ def measure(run_pytest: bool = True, rounds: int = 1) -> dict:
         kernels, lab = notebooks.floor_session(count), lab_and_browser_seconds()
         row = {"kernels": kernels, "lab": lab, "floor": kernels + (lab or 0.0),
                "pytest": None, "notebooks_part": None}
-        for key, paths in (sessions if r % 2 == 0 else sessions[::-1]) if run_pytest else ():
+        order = sessions if r % 2 == 0 else sessions[::-1]  # which runs first alternates
+        for key, paths in order if run_pytest else []:
             row[key] = pytest_seconds(paths)
         seen.append(row)
     figures = {"notebooks": count, "rounds": rounds}
@@ -140,9 +141,8 @@ def lines(f: dict) -> list[str]:
     rounds = f.get("rounds", 1)
     each = f"medians of {rounds} rounds, " if rounds > 1 else ""
     out = [f"  floor ({each}each measured at the start of its round): pytest start-up + "
-           f"{f['notebooks']} "
-           f"kernel starts {f['kernels']:.1f} s, JupyterLab + Chromium start {lab}; "
-           f"total {f['floor']:.1f} s"]
+           f"{f['notebooks']} kernel starts {f['kernels']:.1f} s, JupyterLab + Chromium start "
+           f"{lab}; total {f['floor']:.1f} s"]
     if f["pytest"] is not None:
         ratios = ", ".join(f"{r:.2f}x" for r in f.get("ratios", []))
         out.append(f"  python -m pytest (README): {f['pytest']:.1f} s; "
@@ -161,6 +161,7 @@ def lines(f: dict) -> list[str]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-pytest", action="store_true", help="measure the floor only")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of (floor, suite, notebooks part)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of (floor, suite, notebooks part)")
     args = parser.parse_args()
     print("\n".join(lines(measure(run_pytest=not args.skip_pytest, rounds=args.rounds))))
