@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import copy
 import dataclasses
 import functools
 import json
@@ -390,8 +391,6 @@ def check_success_rates(success_rates) -> Verdict:
     Tried on two sweeps; the second has runs that answer but answer wrongly (results cut too
     short to read), so counting answers instead of correct answers does not pass.
     """
-    import copy
-
     for limit, values in (("max_steps", (1, 2, 4)), ("max_result_chars", (20, 4000))):
         results = copy.deepcopy(_check_sweep(limit, values))  # the student's own copy
         expected = {v: sum(r.solved for r in results if r.setting == v) / _CHECK_TASKS

@@ -50,11 +50,11 @@ def course_notebooks() -> list[str]:
                                    *(folder / "solutions").glob("[0-9][0-9]*.ipynb")])
 
 
-# Every session runs as on a student's laptop, where Python writes its bytecode caches: a
-# setting that turns them off (the build machine sets PYTHONDONTWRITEBYTECODE) makes pytest
-# rewrite the asserts of every test module and plugin again in every session.
 def student_env() -> dict:
-    """This process's environment without PYTHONDONTWRITEBYTECODE."""
+    """This process's environment without PYTHONDONTWRITEBYTECODE, so every session runs as
+    on a student's laptop, where Python writes its bytecode caches (the build machine sets
+    that variable, which makes pytest rewrite the asserts of every test module and plugin again
+    in every session)."""
     return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 

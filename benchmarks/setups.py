@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import sys
 import time
 from typing import Callable
@@ -192,8 +193,6 @@ def pydantic_ai_setup() -> Setup:
 
 
 def langchain_setup() -> Setup:
-    import os
-
     from langchain.agents import create_agent
     from langchain_openai import ChatOpenAI
 
