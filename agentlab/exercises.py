@@ -290,10 +290,12 @@ EUROPE = {"Paris", "London", "Berlin", "Madrid", "Rome", "Oslo"}
 
 
 def check_europe_only(approve) -> Verdict:
-    """approve(name, arguments) allows get_weather for the six European cities; denies the rest."""
-    cities = ["Paris", "Oslo", "Rome", "Madrid", "London", "Berlin", "Tokyo", "Lima", "Cairo",
-              "Sydney", "New York"]
-    cases = [("get_weather", {"city": c}, c in EUROPE) for c in cities]
+    """approve(name, arguments) allows get_weather for the six European cities however the
+    model writes them, refuses every other call, and says in each refusal what is allowed."""
+    allowed_spellings = ["Paris", "paris", " Oslo ", "ROME", "Madrid", "london", "Berlin"]
+    refused_cities = ["Tokyo", "Lima", "New York", "Parisian", "Romeo", ""]
+    cases = [("get_weather", {"city": c}, True) for c in allowed_spellings]
+    cases += [("get_weather", {"city": c}, False) for c in refused_cities]
     cases += [("calculate", {"expression": "1 + 1"}, False), ("get_time", {}, False),
               ("delete_files", {"path": "/home"}, False)]
     for name, arguments, allowed in cases:
@@ -303,13 +305,22 @@ def check_europe_only(approve) -> Verdict:
             return failed
         if verdict is Ellipsis:
             return Verdict(False, "approve returned ...: fill in the stub")
-        said_yes = verdict is True or verdict is None
-        if said_yes != allowed:
+        if (verdict is True) != allowed:  # only True allows: the loop refuses anything else
             return Verdict(False, f"approve({name!r}, {arguments}) should "
-                           f"{'allow' if allowed else 'deny'} it, but returned {_short(verdict)}")
-        if not allowed and not isinstance(verdict, (Deny, str)):
+                           f"{'allow' if allowed else 'deny'} it, but returned {_short(verdict)}"
+                           + (" (only True allows a call)" if allowed else ""))
+        if allowed:
+            continue
+        reason = verdict.reason if isinstance(verdict, Deny) else verdict
+        if not isinstance(reason, str) or not reason.strip():
             return Verdict(False, f"approve({name!r}, {arguments}) returned {_short(verdict)}: "
                            "deny with a reason the model can read, return Deny('...')")
+        must_name = sorted(EUROPE) if name == "get_weather" else ["get_weather"]
+        missing = [word for word in must_name if word.lower() not in reason.lower()]
+        if missing:
+            return Verdict(False, f"the reason for approve({name!r}, {arguments}) is "
+                           f"{reason!r}: say what the model may ask for instead (it does not "
+                           f"name {', '.join(missing)})")
     run = run_agent("Is it warmer in Tokyo or in Paris?", COURSE_TOOLS, client=_tutor(),
                     approve=approve)
     denied = [c.name + str(json.loads(c.arguments)) for c in run.tool_calls if c.denied]

@@ -112,7 +112,8 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
     tools:     a list of @tool functions, a Toolbox, or the chapter's (schemas, implementations)
     client:    a ChatClient (default: connect(model), the offline tutor unless a key is set)
     on_step:   a function, or a list of them, called with each finished Step (print_step prints)
-    approve:   approve(tool_name, arguments) -> True to allow, False/Deny(reason)/str to refuse
+    approve:   approve(tool_name, arguments) -> True to allow; anything else refuses the call
+               (Deny(reason) or a str gives the model the reason; None, a forgotten return, too)
     budget:    "before" (never exceeds max_cost_usd) or "after" (the chapter's; can overshoot)
     wind_down: make the last step the limits allow a final answer (tool_choice="none")
     """

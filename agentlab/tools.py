@@ -200,15 +200,22 @@ class Deny:
 
 
 def _approval(approve, name: str, arguments: dict) -> str | None:
-    """Ask the hook; return None to allow, or the reason for a denial. Fails closed."""
+    """Ask the hook; return None to allow, or the reason for a denial.
+
+    Fails closed: only True allows. A hook that raises, or returns anything else (False, None
+    from a forgotten `return`, a Deny, a reason as text), refuses the call.
+    """
     if approve is None:
         return None
     try:
         verdict = approve(name, arguments)
     except Exception as e:  # a broken hook must not let the call through
         return f"the approval hook failed ({type(e).__name__}: {e}), so the call was not run"
-    if verdict is True or verdict is None:
+    if verdict is True:
         return None
+    if verdict is None:  # a hook that forgot a `return` must not let the call through
+        return ("the approval hook returned None, so the call was not run (a hook returns "
+                "True to allow a call)")
     if isinstance(verdict, Deny):
         return verdict.reason
     if isinstance(verdict, str):

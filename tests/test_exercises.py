@@ -139,23 +139,44 @@ def test_check_truncate():
 
 # --- 04b -------------------------------------------------------------------------------------
 
+def right_approve(name, arguments):
+    """A right answer to 04b's exercise 1."""
+    plan = "Berlin, London, Madrid, Oslo, Paris and Rome"
+    if name != "get_weather":
+        return Deny(f"only get_weather is allowed, for {plan}")
+    if arguments["city"].strip().title() not in ex.EUROPE:
+        return Deny(f"the weather plan covers {plan} only")
+    return True
+
+
 def test_check_europe_only():
     europe = {"Paris", "London", "Berlin", "Madrid", "Rome", "Oslo"}
+    assert ex.check_europe_only(right_approve)
+    assert ex.check_europe_only(lambda n, a: True if n == "get_weather" and a["city"].strip()
+                                .lower() in {c.lower() for c in europe}
+                                else "get_weather only, for " + ", ".join(europe))
 
-    def right(name, arguments):
-        if name == "get_weather" and arguments.get("city") in europe:
-            return True
-        return Deny(f"{name} is not allowed here")
+    def wrapped(verdict_for):
+        return lambda n, a: verdict_for(n, a, right_approve(n, a))
 
-    assert ex.check_europe_only(right)
-    assert ex.check_europe_only(lambda n, a: None if n == "get_weather" and a["city"] in europe
-                                else "only European weather")
     refused(ex.check_europe_only(lambda n, a: True), "deny")
-    refused(ex.check_europe_only(lambda n, a: n == "get_weather" and a["city"] in europe), "reason")
-    refused(ex.check_europe_only(lambda n, a: True if a.get("city") in {"Paris", "Oslo"}
-                                 else Deny("no")), "allow")
-    refused(ex.check_europe_only(lambda n, a: True if n != "get_weather" or a["city"] in europe
-                                 else Deny("no")), "calculate")
+    # A forgotten return (None) does not allow: the loop refuses it, and so does the check.
+    refused(ex.check_europe_only(wrapped(lambda n, a, v: None if v is True else v)),
+            "only True allows")
+    refused(ex.check_europe_only(wrapped(lambda n, a, v: v is True)), "reason")
+    refused(ex.check_europe_only(wrapped(lambda n, a, v: Deny("no") if v is not True else v)),
+            "does not name")
+    # The demo's hook: exact spellings only, every other tool allowed.
+    refused(ex.check_europe_only(lambda n, a: True if a.get("city") in europe else Deny("no")),
+            "'paris'")
+    refused(ex.check_europe_only(wrapped(lambda n, a, v: True if n == "calculate" else v)),
+            "calculate")
+    refused(ex.check_europe_only(wrapped(  # a partial match lets "Parisian" through
+        lambda n, a, v: True if any(c in a.get("city", "") for c in europe) else v)),
+            "Parisian")
+    refused(ex.check_europe_only(wrapped(  # the reason for a city must list the plan
+        lambda n, a, v: Deny("not in the plan") if n == "get_weather" and v is not True
+        else v)), "does not name Berlin")
 
 
 def test_check_looper_settings():
@@ -253,8 +274,7 @@ RIGHT = {
     "check_count_tool_calls": lambda run: dict(collections.Counter(c.name for c in run.tool_calls)),
     "check_truncate": lambda r, n: json.dumps(r) if len(json.dumps(r)) <= n
     else json.dumps(json.dumps(r)[: n // 2]),
-    "check_europe_only": lambda n, a: True if n == "get_weather" and a.get("city") in ex.EUROPE
-    else Deny("no"),
+    "check_europe_only": right_approve,
     "check_looper_settings": Limits(max_steps=3),
     "check_smallest_budget": 10 ** -2.75,
     "check_success_rates": lambda results: sweeps.success_rates(results),

@@ -182,7 +182,9 @@ def test_repeat_guard_counts_identical_calls_in_a_row():
 
 
 @pytest.mark.parametrize("verdict, reason", [
-    (True, None), (None, None), (False, "denied by the approval hook"),
+    (True, None), (False, "denied by the approval hook"),
+    (None, "the approval hook returned None, so the call was not run (a hook returns True to "
+           "allow a call)"),  # a forgotten `return` fails closed
     (Deny("no deleting"), "no deleting"), ("ask a human first", "ask a human first"),
 ])
 def test_approval_hook(verdict, reason):
