@@ -68,7 +68,20 @@ class Step:
 
     @property
     def answer(self) -> str | None:
-        return None if self.tool_calls else self.message.get("content")
+        """The model's reply text, if this step answered (asked for no tool)."""
+        asked = self.tool_calls or self.message.get("tool_calls")
+        return None if asked else self.message.get("content")
+
+    @property
+    def calls_not_run(self) -> list[str]:
+        """The tools the model asked for in this step that never ran, because the run stopped
+        first (a budget checked after paying, a Ctrl-C between two tool calls).
+
+        Example: asked for get_time and calculate, stopped before either -> ["get_time",
+        "calculate"]
+        """
+        asked = self.message.get("tool_calls") or []
+        return [(c.get("function") or {}).get("name", "?") for c in asked[len(self.tool_calls):]]
 
 
 @dataclasses.dataclass
@@ -155,7 +168,11 @@ class Run:
                     f"{f' <i>(cut {c.truncated_chars:,} chars)</i>' if c.truncated_chars else ''}"
                     for c in s.tool_calls)
             else:
-                what = "<b>answer</b>: " + e((s.message.get("content") or "")[:200])
+                what = "<b>answer</b>: " + e(_cut(s.message.get("content") or "", 200))
+            if s.calls_not_run:
+                what = (what + "<br>" if s.tool_calls else "") + (
+                    f"<b>asked for</b> {e(', '.join(s.calls_not_run))} "
+                    "<i>(not run: the run stopped first)</i>")
             cost = f"${s.cost_usd:.6f}{' (est.)' if s.cost_estimated else ''}"
             rows.append(f"<tr><td>{s.index}{' (wind-down)' if s.wind_down else ''}</td>"
                         f"<td style='text-align:left'>{what}</td><td>{s.prompt_tokens:,}</td>"
@@ -168,17 +185,23 @@ class Run:
                 f"<p><b>Answer:</b> {e(self.answer or '(none)')}</p></div>")
 
 
+def _cut(text: str, limit: int) -> str:
+    """Example: _cut("abcdef", 4) -> "abcd..."; _cut("abc", 4) -> "abc" """
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def format_step(step: Step) -> str:
     """The step log line(s) printed while a run goes (the chapter's observability print)."""
-    if step.wind_down and not step.tool_calls:
-        return f"  step {step.index}: wind-down answer: {(step.message.get('content') or '')[:100]}"
-    if not step.tool_calls:
-        return f"  step {step.index}: answer: {(step.message.get('content') or '')[:100]}"
     lines = []
     for c in step.tool_calls:
         outcome = f"error: {c.error}" if c.error else c.result
-        outcome = outcome if len(outcome) <= 100 else outcome[:100] + "..."
-        lines.append(f"  step {step.index}: calling {c.name}({c.arguments}) -> {outcome}")
+        lines.append(f"  step {step.index}: calling {c.name}({c.arguments}) -> {_cut(outcome, 100)}")
+    if step.calls_not_run:  # the model asked, but the run stopped before these ran
+        lines.append(f"  step {step.index}: asked for {', '.join(step.calls_not_run)} "
+                     "(not run: the run stopped first)")
+    if not lines:
+        kind = "wind-down answer" if step.wind_down else "answer"
+        lines.append(f"  step {step.index}: {kind}: {_cut(step.message.get('content') or '', 100)}")
     return "\n".join(lines)
 
 

@@ -45,6 +45,30 @@ def test_step_log_lines():
     assert format_step(run.steps[3]).startswith("  step 3: answer: The capital of Peru is Lima")
 
 
+def test_a_step_whose_tool_calls_never_ran_is_not_logged_as_an_answer():
+    """Pay-then-check stops after the call that crosses the budget: the model asked for two
+    tools, neither ran. The log, the table and the record say so; none calls it an answer."""
+    from agentlab import Limits
+
+    run = run_agent("What time is it, and what is 17 * 23 + sqrt(144)?", COURSE_TOOLS,
+                    limits=Limits(max_cost_usd=0.0001), budget="after")
+    assert run.stop_reason == "max_cost" and len(run.steps) == 1
+    step = run.steps[0]
+    assert step.tool_calls == [] and step.answer is None
+    assert step.calls_not_run == ["get_time", "calculate"]
+    assert format_step(step) == ("  step 0: asked for get_time, calculate "
+                                 "(not run: the run stopped first)")
+    assert "<b>asked for</b> get_time, calculate" in run._repr_html_()
+    assert "<b>answer</b>" not in run._repr_html_()
+
+
+def test_a_long_answer_is_cut_with_a_visible_mark_in_the_log():
+    run = run_agent(TASK, COURSE_TOOLS)
+    answer = run.steps[3].message["content"]
+    assert len(answer) > 100
+    assert format_step(run.steps[3]) == f"  step 3: answer: {answer[:100]}..."
+
+
 FAKE_KEY = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
 
 
