@@ -355,14 +355,22 @@ def slider_budgets() -> list[float]:
     return [round(10 ** (-5 + k / 4), 12) for k in range(21)]
 
 
+# Priced as gpt-4.1, not the playground's default: the notebook's demo and "What to try" show
+# the default prices' budgets (0.0018, 0.0032) above the exercise, so a guess copied from them
+# would pass.
+SMALLEST_BUDGET_PRICES = "gpt-4.1"
+
+
 def _answers_at(budget: float) -> bool:
-    return run_agent(PERU, COURSE_TOOLS, client=_tutor(), limits=Limits(max_cost_usd=budget)).ok
+    client = connect(TUTOR, priced_as=SMALLEST_BUDGET_PRICES)
+    return run_agent(PERU, COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=budget)).ok
 
 
 def check_smallest_budget(max_cost_usd) -> Verdict:
-    """The smallest slider budget at which the tutor answers the Peru question (never exceed).
+    """The smallest slider budget at which the tutor, priced as gpt-4.1, answers the Peru
+    question (never exceed).
 
-    The slider shows two significant digits (0.0018 for 10**-2.75 = 0.00177828...): both are
+    The slider shows two significant digits (0.018 for 10**-1.75 = 0.0177827...): both are
     right. The neighbouring slider values are not.
     """
     value = _number(max_cost_usd)
@@ -374,10 +382,11 @@ def check_smallest_budget(max_cost_usd) -> Verdict:
     smallest = next(b for b in budgets if _answers_at(b))
     if abs(value - smallest) <= 0.03 * smallest:  # the slider's readout rounds to 2 digits
         return Verdict(True, f"${value:g} (the slider's {smallest:.2g}) is the smallest budget on "
-                       "the slider that answers the Peru question")
+                       f"the slider that answers the Peru question at {SMALLEST_BUDGET_PRICES} "
+                       "prices")
     answers = value > 0 and _answers_at(value)
     hint = ("it answers, but a smaller slider value works too" if answers
-            else "it does not answer at that budget")
+            else f"it does not answer at that budget (priced as {SMALLEST_BUDGET_PRICES}?)")
     return Verdict(False, f"${value:g}: {hint}")
 
 
@@ -400,8 +409,14 @@ def check_success_rates(success_rates) -> Verdict:
     """success_rates(results) -> {setting: share of tasks solved}, like agentlab.sweeps'.
 
     Tried on two sweeps; the second has runs that answer but answer wrongly (results cut too
-    short to read), so counting answers instead of correct answers does not pass.
+    short to read), so counting answers instead of correct answers does not pass. agentlab's
+    own success_rates, which the notebook imports to draw its curves, is not an answer.
     """
+    from . import sweeps
+
+    if success_rates is sweeps.success_rates:
+        return Verdict(False, "that is agentlab's own sweeps.success_rates, imported above: "
+                       "write yours from result.setting and result.solved")
     for limit, values in (("max_steps", (1, 2, 4)), ("max_result_chars", (20, 4000))):
         results = copy.deepcopy(_check_sweep(limit, values))  # the student's own copy
         expected = {v: sum(r.solved for r in results if r.setting == v) / _CHECK_TASKS

@@ -191,15 +191,17 @@ def test_check_looper_settings():
 # --- 05 --------------------------------------------------------------------------------------
 
 def test_check_smallest_budget_accepts_the_slider_value_and_its_readout():
-    assert ex.check_smallest_budget(10 ** -2.75)
-    assert ex.check_smallest_budget(0.0018)  # what the slider displays
+    assert ex.check_smallest_budget(10 ** -1.75)
+    assert ex.check_smallest_budget(0.018)  # what the slider displays
 
 
 def test_check_smallest_budget_refuses_its_neighbours():
-    refused(ex.check_smallest_budget(10 ** -2.5), "smaller slider value")
-    refused(ex.check_smallest_budget(0.01), "smaller slider value")
-    refused(ex.check_smallest_budget(0.001), "does not answer")
-    refused(ex.check_smallest_budget("0.0018"), "number")
+    refused(ex.check_smallest_budget(10 ** -1.5), "smaller slider value")
+    refused(ex.check_smallest_budget(0.1), "smaller slider value")
+    refused(ex.check_smallest_budget(0.01), "does not answer")
+    # The default prices' answer, printed in notebook 5 above the exercise, is not this one.
+    refused(ex.check_smallest_budget(10 ** -2.75), "does not answer")
+    refused(ex.check_smallest_budget("0.018"), "number")
     refused(ex.check_smallest_budget(True), "number")
 
 
@@ -215,8 +217,8 @@ def test_check_success_rates():
             total[r.setting] = total.get(r.setting, 0) + 1
         return {s: solved[s] / total[s] for s in total}
 
-    assert ex.check_success_rates(success_rates)
     assert ex.check_success_rates(by_hand)
+    refused(ex.check_success_rates(success_rates), "agentlab's own")  # imported in notebook 6
     answered = lambda results: {r.setting: sum(x.run.stop_reason == "answered" for x in results
                                                if x.setting == r.setting) /
                                 sum(1 for x in results if x.setting == r.setting) for r in results}
@@ -276,7 +278,7 @@ RIGHT = {
     else json.dumps(json.dumps(r)[: n // 2]),
     "check_europe_only": right_approve,
     "check_looper_settings": Limits(max_steps=3),
-    "check_smallest_budget": 10 ** -2.75,
+    "check_smallest_budget": 10 ** -1.75,
     "check_success_rates": lambda results: sweeps.success_rates(results),
     "check_pick_client": lambda: connect("gpt-4o-mini") if os.environ.get("OPENAI_API_KEY")
     else connect("tutor"),
