@@ -362,7 +362,23 @@ def _describe(error: Exception) -> str:
     """An API error as one masked line. The key is masked before the cut at 500 characters."""
     status = getattr(error, "status_code", None)
     text = getattr(error, "message", None) or str(error) or "no details"
-    return mask(f"{type(error).__name__}{f' (HTTP {status})' if status else ''}: {text}")[:500]
+    where = "" if status else _where(error)  # no answer came back: say where it was sent
+    return mask(f"{type(error).__name__}{f' (HTTP {status})' if status else ''}: {text}"
+                f"{where}")[:500]
+
+
+def _where(error: Exception) -> str:
+    """The address a failed request went to, so a wrong base URL shows in the stop detail.
+    Scheme, host, port and path only: a password in the URL or a query string stays out.
+
+    Example: an APIConnectionError for http://user:pw@127.0.0.1:1/v1/chat/completions?x=1
+             -> " (sent to http://127.0.0.1:1/v1/chat/completions)"
+    """
+    url = getattr(getattr(error, "request", None), "url", None)
+    if url is None or not getattr(url, "host", None):
+        return ""
+    port = f":{url.port}" if url.port else ""
+    return f" (sent to {url.scheme}://{url.host}{port}{url.path})"
 
 
 def end(run: Run, clock: Deadline, stop: Stop) -> Run:

@@ -283,6 +283,23 @@ def test_an_api_error_mid_run_keeps_the_partial_run(fast_retries):
     assert_transcript_complete(run)
 
 
+def test_a_connection_that_fails_says_where_it_was_sent(fast_retries, monkeypatch):
+    """A wrong OPENAI_BASE_URL (here: a closed port on this machine) is named in the stop
+    detail, without the password or query a URL can carry."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://student:hunter2@127.0.0.1:1/v1")
+    client = connect("llama3.2", priced_as="gpt-4o-mini", max_retries=0)
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, client=client)
+    assert run.stop_reason == "error" and "APIConnectionError" in run.stop_detail
+    assert run.stop_detail.endswith("(sent to http://127.0.0.1:1/v1/chat/completions)")
+    assert "hunter2" not in run.stop_detail and "student" not in run.stop_detail
+
+
+def test_an_error_with_an_answer_names_no_address():
+    handler, _ = fails_after(0, status=400)
+    run = run_agent(COAT, COURSE_TOOLS, client=connect("tutor", transport=make_transport(handler)))
+    assert "sent to" not in run.stop_detail  # the server answered: its message says enough
+
+
 def test_a_client_error_is_not_retried():
     handler, calls = fails_after(0, status=400)
     run = run_agent(COAT, COURSE_TOOLS, client=connect("tutor", transport=make_transport(handler)))
