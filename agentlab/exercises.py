@@ -341,6 +341,9 @@ def check_looper_settings(limits, wind_down=False) -> Verdict:
     if not run.answer:
         return Verdict(False, f"it stopped ({run.stop_reason}) without an answer: which option "
                        "gives the model a last word?")
+    if "42" not in run.answer or not run.tool_calls:
+        return Verdict(False, f"it answered {run.answer[:80]!r} without working out 6 * 7 with "
+                       "a tool first: leave it a step to calculate before the last word")
     return Verdict(True, f"stopped after {len(run.steps)} steps ({run.stop_reason}) with the "
                    f"answer {run.answer!r}")
 
@@ -361,9 +364,13 @@ def slider_budgets() -> list[float]:
 SMALLEST_BUDGET_PRICES = "gpt-4.1"
 
 
-def _answers_at(budget: float) -> bool:
+def _run_at(budget: float):
     client = connect(TUTOR, priced_as=SMALLEST_BUDGET_PRICES)
-    return run_agent(PERU, COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=budget)).ok
+    return run_agent(PERU, COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=budget))
+
+
+def _answers_at(budget: float) -> bool:
+    return _run_at(budget).ok
 
 
 def check_smallest_budget(max_cost_usd) -> Verdict:
@@ -384,10 +391,15 @@ def check_smallest_budget(max_cost_usd) -> Verdict:
         return Verdict(True, f"${value:g} (the slider's {smallest:.2g}) is the smallest budget on "
                        f"the slider that answers the Peru question at {SMALLEST_BUDGET_PRICES} "
                        "prices")
-    answers = value > 0 and _answers_at(value)
-    hint = ("it answers, but a smaller slider value works too" if answers
-            else f"it does not answer at that budget (priced as {SMALLEST_BUDGET_PRICES}?)")
-    return Verdict(False, f"${value:g}: {hint}")
+    if value <= 0:
+        return Verdict(False, f"${value:g}: a budget is more than $0")
+    run = _run_at(value)
+    if run.ok:
+        return Verdict(False, f"${value:g}: it answers, but a smaller slider value works too")
+    # Why it stopped, in the run's own words: usually the look-ahead, which refuses a call whose
+    # worst case could cross the budget even when the whole run would cost less.
+    return Verdict(False, f"${value:g}: at {SMALLEST_BUDGET_PRICES} prices it does not answer: "
+                   f"{run.stop_reason} after {len(run.steps)} steps ({run.stop_detail})")
 
 
 # --- 06: measuring --------------------------------------------------------------------------
@@ -412,20 +424,18 @@ def check_success_rates(success_rates) -> Verdict:
     short to read), so counting answers instead of correct answers does not pass. agentlab's
     own success_rates, which the notebook imports to draw its curves, is not an answer.
     """
-    from . import sweeps
-
-    if success_rates is sweeps.success_rates:
-        return Verdict(False, "that is agentlab's own sweeps.success_rates, imported above: "
-                       "write yours from result.setting and result.solved")
+    if _uses_name(success_rates, "success_rates"):
+        return Verdict(False, "my_success_rates calls agentlab's own success_rates (imported "
+                       "above): write yours from result.setting and result.solved")
     for limit, values in (("max_steps", (1, 2, 4)), ("max_result_chars", (20, 4000))):
         results = copy.deepcopy(_check_sweep(limit, values))  # the student's own copy
         expected = {v: sum(r.solved for r in results if r.setting == v) / _CHECK_TASKS
                     for v in values}
-        got, failed = _attempt(f"success_rates(a {limit} sweep)", success_rates, results)
+        got, failed = _attempt(f"my_success_rates(a {limit} sweep)", success_rates, results)
         if failed is not None:
             return failed
         if _is_stub_result(got):
-            return Verdict(False, f"success_rates returned {_short(got)}: fill in the stub")
+            return Verdict(False, f"my_success_rates returned {_short(got)}: fill in the stub")
         if not isinstance(got, dict) or set(got) != set(expected):
             return Verdict(False, f"return a dict keyed by setting ({list(expected)}), "
                            f"not {_short(got)}")
@@ -437,6 +447,26 @@ def check_success_rates(success_rates) -> Verdict:
                            f"{_short(got, 120)}: "
                            + _rate_hint(results, got, expected))
     return Verdict(True, f"right on two sweeps, e.g. {_short(got, 120)}")
+
+
+def _uses_name(fn, name: str) -> bool:
+    """Whether fn is `name` itself, or its code (nested functions included) names it, as a
+    global, an attribute or a variable of an enclosing function.
+
+    Example: _uses_name(lambda r: sweeps.success_rates(r), "success_rates") -> True
+    """
+    if getattr(fn, "__name__", None) == name and getattr(fn, "__module__", "").startswith(
+            "agentlab"):
+        return True
+    codes = [getattr(fn, "__code__", None)]
+    while codes:
+        code = codes.pop()
+        if code is None:
+            continue
+        if name in code.co_names or name in code.co_freevars:
+            return True
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return False
 
 
 def _rate_hint(results, got, expected) -> str:

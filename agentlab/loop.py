@@ -152,6 +152,7 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
             messages.append(response.message)
             step = steps.paid(index, response, len(messages) - 1, last)
             if stop := budget_after(spend, step, response, messages, schemas, limits):  # BUDGET
+                step.reply_unused = True  # paid for; its answer or tool calls go unused
                 steps.finished(step)
                 return end(run, clock, stop)
             if stop := final_reply(response, last):                         # DONE (or cut off)

@@ -61,6 +61,8 @@ class Step:
     model_seconds: float = 0.0       # the model call's latency
     tool_seconds: float = 0.0
     wind_down: bool = False          # the last call, made with tool_choice="none"
+    reply_unused: bool = False       # paid for, then the run stopped before using the reply
+                                     # (the budget checked after paying: budget="after")
 
     @property
     def seconds(self) -> float:
@@ -70,7 +72,7 @@ class Step:
     def answer(self) -> str | None:
         """The model's reply text, if this step answered (asked for no tool)."""
         asked = self.tool_calls or self.message.get("tool_calls")
-        return None if asked else self.message.get("content")
+        return None if asked or self.reply_unused else self.message.get("content")
 
     @property
     def calls_not_run(self) -> list[str]:
@@ -167,6 +169,9 @@ class Run:
                     f"{'<b>error</b>: ' + e(c.error[:120]) if c.error else e(c.result[:120])}"
                     f"{f' <i>(cut {c.truncated_chars:,} chars)</i>' if c.truncated_chars else ''}"
                     for c in s.tool_calls)
+            elif s.reply_unused and not s.calls_not_run:
+                what = ("<b>reply not used</b> <i>(the run stopped first)</i>: "
+                        + e(_cut(s.message.get("content") or "", 200)))
             else:
                 what = "<b>answer</b>: " + e(_cut(s.message.get("content") or "", 200))
             if s.calls_not_run:
@@ -201,6 +206,8 @@ def format_step(step: Step) -> str:
                      "(not run: the run stopped first)")
     if not lines:
         kind = "wind-down answer" if step.wind_down else "answer"
+        if step.reply_unused:  # paid for, but the run stopped before returning it
+            kind = "reply not used (the run stopped first)"
         lines.append(f"  step {step.index}: {kind}: {_cut(step.message.get('content') or '', 100)}")
     return "\n".join(lines)
 

@@ -183,6 +183,9 @@ def test_check_looper_settings():
     assert ex.check_looper_settings(Limits(max_steps=3), wind_down=True)
     assert ex.check_looper_settings(Limits(max_steps=2), True)
     refused(ex.check_looper_settings(Limits(max_steps=3)), "without an answer")
+    # A last word before any tool ran is no answer to 6 * 7 (review: these passed).
+    refused(ex.check_looper_settings(Limits(max_steps=1), True), "6 * 7")
+    refused(ex.check_looper_settings(Limits(max_cost_usd=0.001), True), "6 * 7")
     refused(ex.check_looper_settings(Limits(max_steps=4), wind_down=True), "within 3")
     refused(ex.check_looper_settings({"max_steps": 3}, wind_down=True), "Limits")
     refused(ex.check_looper_settings(Limits(max_steps=3), wind_down=...), "True or False")
@@ -218,7 +221,17 @@ def test_check_success_rates():
         return {s: solved[s] / total[s] for s in total}
 
     assert ex.check_success_rates(by_hand)
-    refused(ex.check_success_rates(success_rates), "agentlab's own")  # imported in notebook 6
+    # agentlab's own, imported in notebook 6, is no answer: nor is a wrapper around it.
+    refused(ex.check_success_rates(success_rates), "agentlab's own")
+    refused(ex.check_success_rates(lambda results: success_rates(results)), "agentlab's own")
+    refused(ex.check_success_rates(lambda results: sweeps.success_rates(results)), "agentlab's own")
+
+    def nested(results):
+        def inner():
+            return success_rates(results)
+        return inner()
+
+    refused(ex.check_success_rates(nested), "agentlab's own")
     answered = lambda results: {r.setting: sum(x.run.stop_reason == "answered" for x in results
                                                if x.setting == r.setting) /
                                 sum(1 for x in results if x.setting == r.setting) for r in results}
@@ -279,7 +292,9 @@ RIGHT = {
     "check_europe_only": right_approve,
     "check_looper_settings": Limits(max_steps=3),
     "check_smallest_budget": 10 ** -1.75,
-    "check_success_rates": lambda results: sweeps.success_rates(results),
+    "check_success_rates": lambda results: {
+        s: sum(r.solved for r in results if r.setting == s) /
+        sum(1 for r in results if r.setting == s) for s in {r.setting for r in results}},
     "check_pick_client": lambda: connect("gpt-4o-mini") if os.environ.get("OPENAI_API_KEY")
     else connect("tutor"),
 }

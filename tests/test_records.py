@@ -62,6 +62,23 @@ def test_a_step_whose_tool_calls_never_ran_is_not_logged_as_an_answer():
     assert "<b>answer</b>" not in run._repr_html_()
 
 
+def test_an_answer_the_budget_threw_away_is_not_logged_as_the_answer():
+    """Pay-then-check: the answer crossed the budget, so the run returns none. The log and
+    the table say the reply went unused, as the run's own answer (None) does."""
+    from agentlab import Limits, Run
+
+    run = run_agent("What time is it, and what is 17 * 23 + sqrt(144)?", COURSE_TOOLS,
+                    limits=Limits(max_cost_usd=0.0002), budget="after")
+    assert run.stop_reason == "max_cost" and run.answer is None and len(run.steps) == 2
+    last = run.steps[-1]
+    assert last.reply_unused and last.answer is None and not last.message.get("tool_calls")
+    assert format_step(last).startswith("  step 1: reply not used (the run stopped first): ")
+    assert "<b>reply not used</b>" in run._repr_html_()
+    assert "<b>answer</b>" not in run._repr_html_()
+    assert not run.steps[0].reply_unused  # only the step whose reply was dropped
+    assert Run.from_json(run.to_json()) == run
+
+
 def test_a_long_answer_is_cut_with_a_visible_mark_in_the_log():
     run = run_agent(TASK, COURSE_TOOLS)
     answer = run.steps[3].message["content"]
