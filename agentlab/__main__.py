@@ -9,8 +9,8 @@
 
 Offline by default. Exit status of `run`: 0 if the model answered, 1 if a limit or an error
 stopped it, 130 if Ctrl-C did (the steps done so far are still printed, or written as JSON).
-Any command: 2 for bad command-line input, 1 for an error (one line; --debug shows the
-traceback).
+Any command: 2 for bad command-line input (an address `serve` cannot listen on included),
+1 for an error (one line; --debug shows the traceback).
 """
 
 from __future__ import annotations
@@ -172,9 +172,15 @@ def _course(args) -> int:
 
 
 def _serve(args) -> int:
-    from .server import serve
+    from .server import CannotListen, serve
 
-    serve(args.host, args.port)
+    try:
+        serve(args.host, args.port)
+    except CannotListen as error:  # a port taken or a host unknown: --host or --port to change
+        if args.debug:
+            raise
+        print(f"error: {_one_line(error)}", file=sys.stderr)
+        return 2
     return 0
 
 

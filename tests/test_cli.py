@@ -88,16 +88,70 @@ def test_a_model_that_needs_a_real_api_is_refused_in_one_line(capsys):
     assert err.startswith("error: model 'gpt-4o' needs a real API") and len(err.splitlines()) == 1
 
 
-def test_an_error_is_one_line_and_debug_shows_the_traceback(capsys):
-    with socket.socket() as busy:  # serve cannot listen on a port that is taken
+def test_an_error_is_one_line_and_debug_shows_the_traceback(monkeypatch, capsys):
+    def broken(host, port):
+        raise RuntimeError("the tutor\n   broke")
+
+    monkeypatch.setattr(server, "serve", broken)
+    assert main(["serve"]) == 1
+    assert capsys.readouterr().err == "error: RuntimeError: the tutor broke\n"
+    with pytest.raises(RuntimeError):
+        main(["serve", "--debug"])
+
+
+# --- serve: an address it cannot take is bad input: exit 2, which address, why, what to do ------
+
+def test_serve_on_a_busy_port_says_which_address_and_what_to_try(capsys):
+    with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        port = str(busy.getsockname()[1])
-        assert main(["serve", "--port", port]) == 1
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
         err = capsys.readouterr().err
-        assert err.startswith("error: OSError: ") and len(err.splitlines()) == 1
-        with pytest.raises(OSError):
-            main(["serve", "--port", port, "--debug"])
+        assert err.startswith(f"error: cannot listen on 127.0.0.1:{port}: the address is "
+                              "already in use") and len(err.splitlines()) == 1
+        assert f"--port {port + 1}" in err and "--port 0 for any free one" in err
+        with pytest.raises(server.CannotListen):
+            main(["serve", "--port", str(port), "--debug"])
+
+
+def test_serve_on_an_unknown_host_says_so(monkeypatch, capsys):
+    def no_such_host(*args, **kwargs):  # as the resolver answers, without asking a DNS server
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+    assert main(["serve", "--host", "tutor.example.invalid", "--port", "8013"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot listen on tutor.example.invalid:8013: "
+                          "'tutor.example.invalid' is not a host name or address this machine "
+                          "knows (Name or service not known)")
+    assert "--host 127.0.0.1" in err and len(err.splitlines()) == 1
+
+
+def test_serve_on_an_address_of_another_machine_says_so(capsys):
+    assert main(["serve", "--host", "192.0.2.1", "--port", "0"]) == 2  # TEST-NET: no one's
+    err = capsys.readouterr().err
+    assert "192.0.2.1 is not an address of this machine" in err and "--host 127.0.0.1" in err
+
+
+class FakeServer:
+    """Stands in for the tornado server: serve prints its address, then it stops at once."""
+
+    def __init__(self, address):
+        self.server_address = address
+
+    def serve_forever(self):
+        pass
+
+    def server_close(self):
+        pass
+
+
+def test_serve_writes_an_ipv6_address_in_brackets(monkeypatch, capsys):
+    monkeypatch.setattr(server, "make_server", lambda host, port: FakeServer(("::1", port, 0, 0)))
+    assert main(["serve", "--host", "::1", "--port", "8013"]) == 0
+    assert "API on http://[::1]:8013/v1 (models: tutor," in capsys.readouterr().out
+    assert server.url_host("127.0.0.1") == "127.0.0.1" and server.url_host("::") == "[::]"
 
 
 # --- help ---------------------------------------------------------------------------------------
