@@ -59,7 +59,61 @@ def test_a_fake_key_never_reaches_the_output(capsys, monkeypatch):
     assert "403" in out and key not in out + err
 
 
+def test_a_key_typed_into_the_task_is_masked_on_every_line(capsys, monkeypatch):
+    key = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert main(["run", f"Use key {key} to compute 2+2", "--model", "tutor", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "task: Use key [masked key] to compute 2+2" in err
+    assert key not in out + err and "sk-proj" not in out + err
+    assert Run.from_json(out).task == "Use key [masked key] to compute 2+2"
+
+
+def never_run(*args, **kwargs):
+    raise AssertionError("the run must not start")
+
+
+def real_api_run(task, tools, **options):
+    """A run_agent stand-in for a real API: ends at once, reaching no network."""
+    return Run(task=task, model="llama3.2", priced_as="gpt-4o-mini", limits={},
+               stop_reason="error", stop_detail="the model call failed: APIConnectionError")
+
+
+def test_the_header_names_the_api_it_uses_without_its_credentials(monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://me:s3cret@127.0.0.1:1/v1?token=t0ken")
+    monkeypatch.setenv("AGENTLAB_MODEL", "llama3.2")
+    monkeypatch.setattr(agentlab, "run_agent", real_api_run)
+    assert main(["run", "What is 2+2?", "--priced-as", "gpt-4o-mini"]) == 1
+    out = capsys.readouterr().out
+    assert ("model: llama3.2 (real API at http://127.0.0.1:1/v1), priced as gpt-4o-mini"
+            in out.splitlines())
+    assert "s3cret" not in out and "t0ken" not in out
+
+
 # --- bad input: one line, exit 2, no traceback --------------------------------------------------
+
+@pytest.mark.parametrize("args, environment, message", [
+    (["--priced-as", "nosuchmodel"], {},
+     "error: --priced-as nosuchmodel: genai-prices has no price for it; name a model it knows, "
+     "such as --priced-as gpt-4o-mini"),
+    ([], {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENTLAB_MODEL": "llama3.2"},
+     "error: genai-prices has no price for model 'llama3.2', so the budget (--max-cost) cannot "
+     "be kept; add --priced-as MODEL to charge its calls at the prices of a model it knows, "
+     "such as --priced-as gpt-4o-mini"),
+    ([], {"AGENTLAB_PRICED_AS": "nosuchmodel"}, "error: AGENTLAB_PRICED_AS=nosuchmodel: "
+     "genai-prices has no price for it; unset it, or name a model it knows"),
+])
+def test_an_unknown_price_is_refused_before_the_run(args, environment, message, monkeypatch,
+                                                     capsys):
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(agentlab, "run_agent", never_run)  # and so no call reaches a network
+    assert main(["run", "What is 2+2?", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(message) and len(err.splitlines()) == 1
+    assert "connect()" not in err
+
+
 
 @pytest.mark.parametrize("args, message", [
     (["run", "x", "--max-steps", "0"], "argument --max-steps: must be at least 1, not 0"),
@@ -73,8 +127,16 @@ def test_a_fake_key_never_reaches_the_output(capsys, monkeypatch):
     (["run", "x", "--max-seconds", "0"], "must be a positive, finite number, not 0"),
     (["serve", "--port", "70000"], "'70000' is not a port"),
     (["fly"], "invalid choice"),
+    (["course", "--check", "--ip=0.0.0.0"], "agentlab course: error: unrecognized arguments: "
+     "--ip=0.0.0.0; JupyterLab's options go after --: agentlab course -- --ip=0.0.0.0"),
+    (["run", "x", "--max-step", "3", "--verbose"],
+     "agentlab run: error: unrecognized arguments: --verbose"),
+    (["serve", "--hots", "::1"], "agentlab serve: error: unrecognized arguments: --hots ::1"),
+    (["models", "--all"], "agentlab models: error: unrecognized arguments: --all"),
+    (["run", "x", "--max-steps", "sk-proj-ABCDEFGHIJ0123"], "'[masked key]' is not a whole"),
 ])
-def test_bad_input_is_refused_in_one_line(args, message, capsys):
+def test_bad_input_is_refused_in_one_line(args, message, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["agentlab"])  # the command's name, as the script types it
     with pytest.raises(SystemExit) as exit:
         main(args)
     out, err = capsys.readouterr()
