@@ -9,8 +9,8 @@
 
 Offline by default. Exit status of `run`: 0 if the model answered, 1 if a limit or an error
 stopped it, 130 if Ctrl-C did (the steps done so far are still printed, or written as JSON).
-Any command: 2 for bad command-line input, 1 for an error (one line; --debug shows the
-traceback).
+Any command: 2 for bad command-line input (an address `serve` cannot listen on included),
+1 for an error (one line; --debug shows the traceback).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import math
 import os
 import sys
 import time
+import urllib.parse
 
 from .course import CourseError
 from .loop import SYSTEM_PROMPT, Limits
@@ -32,10 +33,11 @@ DEFAULTS = Limits()
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with its errors on one line (it prints the whole usage first by default)."""
+    """argparse, with its errors on one line (it prints the whole usage first by default)
+    and any key in them masked (they quote what was typed)."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(2, f"{self.prog}: error: {redact(message)} (see --help)\n")
 
 
 def whole_number(text: str) -> int:
@@ -131,6 +133,7 @@ def _parser() -> Parser:
                        help="TCP port (default: %(default)s)")
 
     commands.add_parser("models", parents=[common], help="list the offline tutor's models")
+    parser.commands = commands.choices  # each subcommand's parser, by name
     return parser
 
 
@@ -147,7 +150,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _command(argv: list[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        refuse_unknown(parser.commands[args.command], unknown)
     commands = {"course": _course, "run": _run, "serve": _serve, "models": _models}
     try:
         return commands[args.command](args)
@@ -164,6 +170,20 @@ def _command(argv: list[str] | None) -> int:
         return 1
 
 
+def refuse_unknown(command: Parser, unknown: list[str]) -> None:
+    """Exit 2 naming the subcommand (argparse names only the program); `course` passes
+    JupyterLab's options on after --, so say so.
+
+    Example: course --check --ip=0.0.0.0 -> "agentlab course: error: unrecognized arguments:
+             --ip=0.0.0.0; JupyterLab's options go after --: agentlab course -- --ip=0.0.0.0"
+    """
+    message = f"unrecognized arguments: {' '.join(unknown)}"
+    if command.prog.endswith(" course"):
+        message += (f"; JupyterLab's options go after --: {command.prog} -- "
+                    f"{' '.join(unknown)}")
+    command.error(message)
+
+
 def _course(args) -> int:
     from .course import open_course
 
@@ -172,9 +192,15 @@ def _course(args) -> int:
 
 
 def _serve(args) -> int:
-    from .server import serve
+    from .server import CannotListen, serve
 
-    serve(args.host, args.port)
+    try:
+        serve(args.host, args.port)
+    except CannotListen as error:  # a port taken or a host unknown: --host or --port to change
+        if args.debug:
+            raise
+        print(f"error: {_one_line(error)}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -190,17 +216,23 @@ def _run(args) -> int:
     from . import connect, run_agent
     from .toolkit import COURSE_TOOLS
 
+    # A key typed into the task is masked where it enters, as every text entering agentlab is
+    # (masking.py): it reaches neither the model, nor the record, nor the screen.
+    args.task = redact(args.task)
     try:
         client = connect(args.model, priced_as=args.priced_as)
     except ValueError as error:  # an unknown model or price: the command line's fault
         print(f"error: {_one_line(error)}", file=sys.stderr)
         return 2
+    if problem := unknown_price(client, args.priced_as):  # before a call: the budget needs it
+        print(f"error: {redact(problem)}", file=sys.stderr)
+        return 2
     limits = Limits(max_steps=args.max_steps, max_cost_usd=args.max_cost,
                     max_seconds=args.max_seconds)
     log = sys.stderr if args.json else sys.stdout  # with --json, stdout holds the JSON only
-    print(f"task: {args.task}\nmodel: {client.default_model} "
-          f"({'offline tutor' if client.offline else 'real API'}), priced as "
-          f"{client.priced_as()}", file=log, flush=True)
+    where = "offline tutor" if client.offline else f"real API at {shown_url(client.sdk.base_url)}"
+    print(redact(f"task: {args.task}\nmodel: {client.default_model} ({where}), priced as "
+                 f"{client.priced_as()}"), file=log, flush=True)
     finished = []  # every finished step, kept here too in case Ctrl-C escapes run_agent
 
     def show(step):
@@ -217,13 +249,52 @@ def _run(args) -> int:
     if args.json:
         print(redact(run.to_json(indent=2)), flush=True)
     if run.stop_reason != "answered":
-        print(f"stopped: {run.stop_reason} ({run.stop_detail})", file=log)
+        print(redact(f"stopped: {run.stop_reason} ({run.stop_detail})"), file=log)
     if run.answer is not None:
         print(f"answer: {redact(run.answer)}", file=log)
     print(run.summary() + f", {run.seconds:.2f} s", file=log)
     if run.stop_reason == "interrupted":
         return INTERRUPTED
     return 0 if run.stop_reason == "answered" else 1
+
+
+def unknown_price(client, priced_as_option: str | None) -> str | None:
+    """Why the run cannot be priced, said as the command line's fix, or None if it can.
+
+    Checked before the run starts: the budget refuses every call it cannot price, so without
+    a price the run would stop at once "over budget", with advice for the Python API.
+    Example: a local model 'llama3.2' -> "genai-prices has no price for model 'llama3.2', so
+             the budget (--max-cost) cannot be kept; add --priced-as MODEL ..."
+    """
+    from .models import DEFAULT_TUTOR_PRICE
+    from .pricing import Unpriceable, cost_usd
+
+    priced_as = client.priced_as()
+    try:
+        cost_usd(priced_as, 1, 1)
+    except Unpriceable:
+        fix = f"a model it knows, such as --priced-as {DEFAULT_TUTOR_PRICE}"
+        if priced_as_option is not None:
+            return f"--priced-as {priced_as_option}: genai-prices has no price for it; name {fix}"
+        if client.offline:  # the tutor's price came from the environment
+            return (f"AGENTLAB_PRICED_AS={priced_as}: genai-prices has no price for it; unset "
+                    f"it, or name {fix}")
+        return (f"genai-prices has no price for model {priced_as!r}, so the budget (--max-cost) "
+                f"cannot be kept; add --priced-as MODEL to charge its calls at the prices of "
+                f"{fix}")
+    return None
+
+
+def shown_url(url) -> str:
+    """A base URL fit to print: no user name or password, no query or fragment (a token can
+    hide there), and any key masked.
+
+    Example: "http://me:secret@localhost:11434/v1/?token=abc" -> "http://localhost:11434/v1"
+    """
+    parts = urllib.parse.urlsplit(str(url))
+    host = parts.netloc.rpartition("@")[2]  # what follows user:password@, if any
+    path = parts.path.rstrip("/")  # the SDK adds a slash the user did not write
+    return redact(urllib.parse.urlunsplit((parts.scheme, host, path, "", "")))
 
 
 def interrupted_run(task: str, client, limits: Limits, budget: str, steps: list,

@@ -19,16 +19,19 @@ a reply), `stop` sequences, the `max_tokens` / `max_completion_tokens` cap, `str
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import json
+import socket
 import time
 
 from . import tutor
 from .api_checks import APIError, check_request, parse_body
 from .streaming import EventStream, event_stream
 
-__all__ = ["APIError", "complete", "handle", "make_transport", "sdk_http", "make_server", "serve"]
+__all__ = ["APIError", "CannotListen", "complete", "handle", "make_transport", "sdk_http",
+           "make_server", "serve"]
 
 MAX_BODY_BYTES = 1_000_000
 CREATED = 1767225600  # a fixed timestamp (2026-01-01) keeps the tutor's responses deterministic
@@ -223,11 +226,68 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, *, client_timeout: fl
     return TutorHTTPServer(host, port, client_timeout=client_timeout, respond=respond)
 
 
+class CannotListen(OSError):
+    """The server could not take host:port; the message says why and what to do instead."""
+
+
+def listen(host: str = "127.0.0.1", port: int = 8000):
+    """make_server, with an OS refusal (port taken, unknown host, ...) said in plain words.
+
+    Example: port 8000 taken -> CannotListen("cannot listen on 127.0.0.1:8000: the address is
+             already in use ...; try another port, such as --port 8001, or --port 0 ...")
+    """
+    try:
+        return make_server(host, port)
+    except OSError as error:
+        raise CannotListen(why_cannot_listen(host, port, error)) from error
+
+
+# The OS's codes for "port taken" and "not an address of this machine"; Windows has its own.
+IN_USE = {errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", errno.EADDRINUSE)}
+NOT_HERE = {errno.EADDRNOTAVAIL, getattr(errno, "WSAEADDRNOTAVAIL", errno.EADDRNOTAVAIL)}
+FIRST_FREE_PORT = 1024  # ports below need administrator rights on most systems
+
+
+def why_cannot_listen(host: str, port: int, error: OSError) -> str:
+    """One line: which address, why the OS refused it, and what to try instead.
+
+    Example: ("127.0.0.1", 8000, OSError(EADDRINUSE, ...)) -> "cannot listen on
+             127.0.0.1:8000: the address is already in use (another server, perhaps an earlier
+             agentlab serve); try another port, such as --port 8001, or --port 0 for any free one"
+    """
+    where = f"cannot listen on {url_host(host)}:{port}"
+    local = "such as --host 127.0.0.1 (this machine only) or --host 0.0.0.0 (every network)"
+    if isinstance(error, socket.gaierror):
+        return (f"{where}: {host!r} is not a host name or address this machine knows "
+                f"({error.strerror or error}); use one of its addresses, {local}")
+    if error.errno in IN_USE:
+        other = port + 1 if port < 65535 else 8000
+        return (f"{where}: the address is already in use (another server, perhaps an earlier "
+                f"agentlab serve); try another port, such as --port {other}, or --port 0 for "
+                "any free one")
+    if error.errno in NOT_HERE:
+        return (f"{where}: {host} is not an address of this machine; use one of its "
+                f"addresses, {local}")
+    if error.errno == errno.EACCES and 0 < port < FIRST_FREE_PORT:
+        return (f"{where}: ports below {FIRST_FREE_PORT} need administrator rights; use a "
+                "higher one, such as --port 8000")
+    return f"{where}: {error.strerror or error}"
+
+
+def url_host(host: str) -> str:
+    """A host as a URL writes it: an IPv6 address in brackets, since its colons would read as
+    the port's.
+
+    Example: "::1" -> "[::1]";  "127.0.0.1" -> "127.0.0.1";  "localhost" -> "localhost"
+    """
+    return f"[{host}]" if ":" in host else host
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve the tutor until Ctrl-C."""
+    """Serve the tutor until Ctrl-C. Raises CannotListen if host:port cannot be taken."""
     import signal
 
-    server = make_server(host, port)
+    server = listen(host, port)
     address = server.server_address
 
     def stop_on_ctrl_c(signum, frame):
@@ -239,7 +299,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
 
     previous = signal.signal(signal.SIGINT, stop_on_ctrl_c)
     try:
-        print(f"agentlab tutor: OpenAI-compatible API on http://{address[0]}:{address[1]}/v1 "
+        print(f"agentlab tutor: OpenAI-compatible API on "
+              f"http://{url_host(address[0])}:{address[1]}/v1 "
               f"(models: {', '.join(tutor.PERSONAS)}). Ctrl-C stops it.", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:

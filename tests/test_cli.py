@@ -59,7 +59,61 @@ def test_a_fake_key_never_reaches_the_output(capsys, monkeypatch):
     assert "403" in out and key not in out + err
 
 
+def test_a_key_typed_into_the_task_is_masked_on_every_line(capsys, monkeypatch):
+    key = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert main(["run", f"Use key {key} to compute 2+2", "--model", "tutor", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "task: Use key [masked key] to compute 2+2" in err
+    assert key not in out + err and "sk-proj" not in out + err
+    assert Run.from_json(out).task == "Use key [masked key] to compute 2+2"
+
+
+def never_run(*args, **kwargs):
+    raise AssertionError("the run must not start")
+
+
+def real_api_run(task, tools, **options):
+    """A run_agent stand-in for a real API: ends at once, reaching no network."""
+    return Run(task=task, model="llama3.2", priced_as="gpt-4o-mini", limits={},
+               stop_reason="error", stop_detail="the model call failed: APIConnectionError")
+
+
+def test_the_header_names_the_api_it_uses_without_its_credentials(monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://me:s3cret@127.0.0.1:1/v1?token=t0ken")
+    monkeypatch.setenv("AGENTLAB_MODEL", "llama3.2")
+    monkeypatch.setattr(agentlab, "run_agent", real_api_run)
+    assert main(["run", "What is 2+2?", "--priced-as", "gpt-4o-mini"]) == 1
+    out = capsys.readouterr().out
+    assert ("model: llama3.2 (real API at http://127.0.0.1:1/v1), priced as gpt-4o-mini"
+            in out.splitlines())
+    assert "s3cret" not in out and "t0ken" not in out
+
+
 # --- bad input: one line, exit 2, no traceback --------------------------------------------------
+
+@pytest.mark.parametrize("args, environment, message", [
+    (["--priced-as", "nosuchmodel"], {},
+     "error: --priced-as nosuchmodel: genai-prices has no price for it; name a model it knows, "
+     "such as --priced-as gpt-4o-mini"),
+    ([], {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "AGENTLAB_MODEL": "llama3.2"},
+     "error: genai-prices has no price for model 'llama3.2', so the budget (--max-cost) cannot "
+     "be kept; add --priced-as MODEL to charge its calls at the prices of a model it knows, "
+     "such as --priced-as gpt-4o-mini"),
+    ([], {"AGENTLAB_PRICED_AS": "nosuchmodel"}, "error: AGENTLAB_PRICED_AS=nosuchmodel: "
+     "genai-prices has no price for it; unset it, or name a model it knows"),
+])
+def test_an_unknown_price_is_refused_before_the_run(args, environment, message, monkeypatch,
+                                                     capsys):
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(agentlab, "run_agent", never_run)  # and so no call reaches a network
+    assert main(["run", "What is 2+2?", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(message) and len(err.splitlines()) == 1
+    assert "connect()" not in err
+
+
 
 @pytest.mark.parametrize("args, message", [
     (["run", "x", "--max-steps", "0"], "argument --max-steps: must be at least 1, not 0"),
@@ -73,8 +127,16 @@ def test_a_fake_key_never_reaches_the_output(capsys, monkeypatch):
     (["run", "x", "--max-seconds", "0"], "must be a positive, finite number, not 0"),
     (["serve", "--port", "70000"], "'70000' is not a port"),
     (["fly"], "invalid choice"),
+    (["course", "--check", "--ip=0.0.0.0"], "agentlab course: error: unrecognized arguments: "
+     "--ip=0.0.0.0; JupyterLab's options go after --: agentlab course -- --ip=0.0.0.0"),
+    (["run", "x", "--max-step", "3", "--verbose"],
+     "agentlab run: error: unrecognized arguments: --verbose"),
+    (["serve", "--hots", "::1"], "agentlab serve: error: unrecognized arguments: --hots ::1"),
+    (["models", "--all"], "agentlab models: error: unrecognized arguments: --all"),
+    (["run", "x", "--max-steps", "sk-proj-ABCDEFGHIJ0123"], "'[masked key]' is not a whole"),
 ])
-def test_bad_input_is_refused_in_one_line(args, message, capsys):
+def test_bad_input_is_refused_in_one_line(args, message, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["agentlab"])  # the command's name, as the script types it
     with pytest.raises(SystemExit) as exit:
         main(args)
     out, err = capsys.readouterr()
@@ -88,16 +150,70 @@ def test_a_model_that_needs_a_real_api_is_refused_in_one_line(capsys):
     assert err.startswith("error: model 'gpt-4o' needs a real API") and len(err.splitlines()) == 1
 
 
-def test_an_error_is_one_line_and_debug_shows_the_traceback(capsys):
-    with socket.socket() as busy:  # serve cannot listen on a port that is taken
+def test_an_error_is_one_line_and_debug_shows_the_traceback(monkeypatch, capsys):
+    def broken(host, port):
+        raise RuntimeError("the tutor\n   broke")
+
+    monkeypatch.setattr(server, "serve", broken)
+    assert main(["serve"]) == 1
+    assert capsys.readouterr().err == "error: RuntimeError: the tutor broke\n"
+    with pytest.raises(RuntimeError):
+        main(["serve", "--debug"])
+
+
+# --- serve: an address it cannot take is bad input: exit 2, which address, why, what to do ------
+
+def test_serve_on_a_busy_port_says_which_address_and_what_to_try(capsys):
+    with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        port = str(busy.getsockname()[1])
-        assert main(["serve", "--port", port]) == 1
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
         err = capsys.readouterr().err
-        assert err.startswith("error: OSError: ") and len(err.splitlines()) == 1
-        with pytest.raises(OSError):
-            main(["serve", "--port", port, "--debug"])
+        assert err.startswith(f"error: cannot listen on 127.0.0.1:{port}: the address is "
+                              "already in use") and len(err.splitlines()) == 1
+        assert f"--port {port + 1}" in err and "--port 0 for any free one" in err
+        with pytest.raises(server.CannotListen):
+            main(["serve", "--port", str(port), "--debug"])
+
+
+def test_serve_on_an_unknown_host_says_so(monkeypatch, capsys):
+    def no_such_host(*args, **kwargs):  # as the resolver answers, without asking a DNS server
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+    assert main(["serve", "--host", "tutor.example.invalid", "--port", "8013"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot listen on tutor.example.invalid:8013: "
+                          "'tutor.example.invalid' is not a host name or address this machine "
+                          "knows (Name or service not known)")
+    assert "--host 127.0.0.1" in err and len(err.splitlines()) == 1
+
+
+def test_serve_on_an_address_of_another_machine_says_so(capsys):
+    assert main(["serve", "--host", "192.0.2.1", "--port", "0"]) == 2  # TEST-NET: no one's
+    err = capsys.readouterr().err
+    assert "192.0.2.1 is not an address of this machine" in err and "--host 127.0.0.1" in err
+
+
+class FakeServer:
+    """Stands in for the tornado server: serve prints its address, then it stops at once."""
+
+    def __init__(self, address):
+        self.server_address = address
+
+    def serve_forever(self):
+        pass
+
+    def server_close(self):
+        pass
+
+
+def test_serve_writes_an_ipv6_address_in_brackets(monkeypatch, capsys):
+    monkeypatch.setattr(server, "make_server", lambda host, port: FakeServer(("::1", port, 0, 0)))
+    assert main(["serve", "--host", "::1", "--port", "8013"]) == 0
+    assert "API on http://[::1]:8013/v1 (models: tutor," in capsys.readouterr().out
+    assert server.url_host("127.0.0.1") == "127.0.0.1" and server.url_host("::") == "[::]"
 
 
 # --- help ---------------------------------------------------------------------------------------

@@ -88,6 +88,33 @@ def test_malformed_requests_get_400_with_param(fields, param):
     assert payload["error"]["type"] == "invalid_request_error"
 
 
+@pytest.mark.parametrize("fields, param, message", [
+    ({"n": 0}, "n", "Invalid 'n': must be at least 1, got 0."),
+    ({"n": 200}, "n", "Invalid 'n': must be at most 128, got 200."),
+    ({"n": "2"}, "n", "Invalid 'n': must be an integer or null, got \"2\"."),
+    ({"temperature": 3}, "temperature", "Invalid 'temperature': must be at most 2, got 3."),
+    ({"temperature": "hot"}, "temperature",
+     "Invalid 'temperature': must be a number or null, got \"hot\"."),
+    ({"seed": 1.5}, "seed", "Invalid 'seed': must be an integer or null, got 1.5."),
+    ({"stop": 5}, "stop", "Invalid 'stop': must be a string, an array or null, got 5."),
+    ({"stop": ["a", 1]}, "stop", "Invalid 'stop[1]': must be a string, got 1."),
+    ({"stream_options": {"include_usage": "yes"}}, "stream_options",
+     "Invalid 'stream_options.include_usage': must be a boolean, got \"yes\"."),
+    ({"tool_choice": {"type": "bogus"}}, "tool_choice", "Invalid 'tool_choice': type must be "
+     "one of 'allowed_tools', 'function', 'custom', got \"bogus\"."),
+    ({"messages": [{"role": "user", "content": [{"type": "text", "text": 3}]}]},
+     "messages[0].content", "Invalid 'messages[0].content[0].text': must be a string, got 3."),
+    ({"messages": [{"role": "user"}]}, "messages[0]",
+     "Invalid 'messages[0]': must have the field 'content'."),
+])
+def test_a_refusal_says_what_the_field_allows(fields, param, message):
+    """Not "cannot be validated by any definition": OpenAI's schema makes most fields
+    anyOf [the rule, null], and the message gives the rule the value broke."""
+    status, payload = ask(**fields)
+    assert status == 400 and payload["error"]["param"] == param
+    assert payload["error"]["message"] == message
+
+
 def test_json_nested_5000_deep_is_a_400_not_a_crash():
     nested = "[" * 5000 + "]" * 5000
     body = json.dumps(GOOD)[:-1] + f', "metadata_x": {nested}}}'
