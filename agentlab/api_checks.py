@@ -6,7 +6,7 @@ points at the offending field, e.g. `messages[2].tool_call_id`:
 1. the body parses as JSON and is not absurdly nested;
 2. it validates against OpenAI's own request schema (agentlab/openai_request_schema.py), each
    message against the schema its role picks; the message says the rule the value broke
-   ("Invalid 'temperature': must be at most 2, got 3."), see `_explain`;
+   ("Invalid 'temperature': 3 is greater than the maximum of 2."), see `_validate`;
 3. the rules the schema cannot say: every tool call is answered right after it is asked for
    and no tool message answers a call never made, tool names match ^[a-zA-Z0-9_-]{1,64}$, and
    tool_choice names a tool that is offered.
@@ -33,6 +33,7 @@ import re
 from .openai_request_schema import SCHEMAS
 
 INTEGER_FIELDS = ("n", "max_tokens", "max_completion_tokens", "seed", "top_logprobs")
+EXPLAINED_UP_TO = 10_000  # characters of JSON: a larger refused value gets the short message
 MAX_DEPTH = 64  # no real request nests deeper; Python's parser gives up near 1,000
 TOO_DEEP = f"The JSON body is nested more than {MAX_DEPTH} levels deep."
 CHECKED_MESSAGES_KEPT = 10_000  # digests of messages that passed, about a megabyte at most
@@ -133,176 +134,92 @@ def check_request(request: dict, models) -> None:
 
 
 @functools.lru_cache(maxsize=None)
+def _definitions() -> dict:
+    """OpenAI's schemas as this server checks them: messages and tools are checked one by one
+    against the schema their role or type picks (below), which gives errors such as
+    "messages[1].content ..." instead of "matches no definition of oneOf"; here the request's
+    schema only says they are lists."""
+    definitions = json.loads(json.dumps(SCHEMAS))  # a deep copy, changed below
+    fields = definitions["CreateChatCompletionRequest"]["allOf"][1]["properties"]
+    del fields["messages"]["items"], fields["tools"]["items"]
+    return definitions
+
+
+@functools.lru_cache(maxsize=None)
 def _validator(name: str):
     import fastjsonschema  # compiled on first use: `import agentlab` stays fast
 
-    definitions = json.loads(json.dumps(SCHEMAS))  # a deep copy, changed below
-    # Messages and tools are checked one by one against the schema their role or type picks
-    # (below), which gives errors such as "messages[1].content must be string" instead of
-    # "matches no definition of oneOf"; here the request's schema only says they are lists.
-    fields = definitions["CreateChatCompletionRequest"]["allOf"][1]["properties"]
-    del fields["messages"]["items"], fields["tools"]["items"]
-    return fastjsonschema.compile({"$ref": f"#/definitions/{name}", "definitions": definitions})
+    return fastjsonschema.compile({"$ref": f"#/definitions/{name}", "definitions": _definitions()})
 
 
 def _validate(name: str, value, prefix: str = "") -> None:
-    """Raise an APIError naming the field the schema refuses (`param`) and what is wrong."""
+    """Raise an APIError naming the field the schema refuses (`param`) and what is wrong.
+
+    fastjsonschema checks every request (it is fast) and says which field broke a rule; for a
+    field that may take several forms (OpenAI's schema writes an optional field as anyOf [its
+    rule, null]) it says only "cannot be validated by any definition". So a refused field is
+    checked again by jsonschema, whose best_match looks inside the forms for the rule the value
+    most likely broke ("3 is greater than the maximum of 2").
+    """
     import fastjsonschema
 
     try:
         _validator(name)(value)
     except fastjsonschema.JsonSchemaValueException as e:
         param = (prefix + e.name.removeprefix("data").lstrip(".")).rstrip(".")
-        below, rule = _explain(e)
-        # The message names the very value that is wrong (stop[0]); `param` stays the field
+        if len(json.dumps(e.value)) <= EXPLAINED_UP_TO:
+            below, rule = _explain(e.definition, e.value)
+        else:  # jsonschema would look at every item of a huge value: seconds, for one request
+            below, rule = "", e.message.removeprefix(e.name).strip()
+        # The message names the very value that is wrong (stop[1]); `param` stays the field
         # whose rule refused it (stop), as a client uses it to point at a field.
         where = (param + below).lstrip(".")
         raise APIError(400, f"Invalid '{where or 'body'}': {rule}.", param=param or None) from None
 
 
-# fastjsonschema's words for a bound and a type, and the API's
-BOUNDS = {"must be bigger than or equal to": "must be at least",
-          "must be smaller than or equal to": "must be at most",
-          "must be bigger than": "must be more than", "must be smaller than": "must be less than",
-          "must contain less than or equal to": "must have at most"}
-KINDS = {"integer": "an integer", "number": "a number", "string": "a string",
-         "boolean": "a boolean", "array": "an array", "object": "an object", "null": "null"}
+def _explain(schema: dict, value) -> tuple[str, str]:
+    """(where inside the value, what is wrong there), from jsonschema's best match.
 
-
-def _explain(error) -> tuple[str, str]:
-    """(where below the refused field, what is wrong there), in the words of the rule broken.
-
-    OpenAI's schema writes an optional field as anyOf [its rule, null], and for a value that
-    matches neither, fastjsonschema says only "cannot be validated by any definition". Here the
-    value is checked again against the one choice meant for it (the one that takes its JSON
-    type, or whose "type" field it names), whose error says what is wrong; with no such
-    choice, what is allowed is listed.
-    Example: temperature 3 against anyOf [a number from 0 to 2, null] -> ("", "must be at most
-             2, got 3");  stop [1] -> ("[0]", "must be a string, got 1");
-             stream_options {"include_usage": 1} -> (".include_usage", "must be a boolean, got 1")
+    Example: 3 against anyOf [a number at most 2, null] -> ("", "3 is greater than the maximum
+             of 2");  ["a", 1] for `stop` -> ("[1]", "1 is not of type 'string'")
     """
-    import fastjsonschema
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import best_match
 
-    below = ""  # the path inside the value, when a choice refuses a part of it
-    for _ in range(MAX_DEPTH):  # each turn goes one choice deeper; the schema ends well before
-        if error.rule not in ("anyOf", "oneOf"):
-            break
-        choices = error.definition[error.rule]
-        choice = _choice_for(error.value, choices)
-        if choice is None:
-            return below, _allowed(error.value, choices) or _rule(error)
-        try:
-            _choice_validator(json.dumps(choice, sort_keys=True))(error.value)
-        except fastjsonschema.JsonSchemaValueException as inner:
-            below += inner.name.removeprefix("data")  # "", "[0]", ".text", "[0].text", ...
-            error = inner
-        else:  # the value fits this choice alone (oneOf found it fits two): say what it said
-            break
-    return below, _rule(error)
+    error = best_match(Draft7Validator({**schema, "definitions": _definitions()})
+                       .iter_errors(value))
+    if error is None:  # the two validators disagree: say what the first one found
+        return "", "does not match OpenAI's request schema"
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    if error.validator in ("anyOf", "oneOf"):  # fits none of the forms, and none stands out
+        # best_match may have gone down into one form's own choices: at the field itself, list
+        # every form the field allows (stop: a string, an array or null), not just those.
+        outer = schema if not error.absolute_path else error.schema
+        forms = sorted(dict.fromkeys(_forms(outer)), key=lambda form: form == "null")
+        allowed = ", ".join(forms[:-1]) + " or " + forms[-1] if len(forms) > 1 else forms[0]
+        return where, f"must be {allowed}, got {_shown(error.instance)}"
+    return where, error.message if len(error.message) <= 200 else error.message[:197] + "..."
 
 
-def _rule(error) -> str:
-    """fastjsonschema's message in the API's words, with the value it refused.
+def _forms(schema: dict) -> list[str]:
+    """The forms a schema allows, each in a few words: its JSON type, or its "type" tag.
 
-    Example: "data.n must be bigger than or equal to 1" (value 0) -> "must be at least 1, got 0"
-             "data must contain ['content'] properties" -> "must have the field 'content'"
+    Example: {"anyOf": [{"type": "number", "maximum": 2}, {"type": "null"}]} -> ["a number",
+             "null"];  the named tool choice -> ["an object with type 'function'"]
     """
-    rule = error.message.removeprefix(error.name).strip()
-    for words, ours in BOUNDS.items():
-        rule = rule.replace(words, ours)
-    kinds = rule.removeprefix("must be ").split(" or ")
-    if rule.startswith("must be ") and all(kind in KINDS for kind in kinds):
-        rule = f"must be {_in_words(kinds)}"
-    if fields := re.fullmatch(r"must contain \[(.+)\] properties", rule):
-        rule = f"must have the field{'s' * (',' in fields[1])} {fields[1]}"
-    if not isinstance(error.value, (dict, list)):  # a container could be long: not echoed
-        rule += f", got {_shown(error.value)}"
-    return rule
-
-
-def _allowed(value, choices: list) -> str | None:
-    """What a value that fits none of the choices may be instead; None if that cannot be said.
-
-    Example: "hot" for [a number, null] -> 'must be a number or null, got "hot"';
-             {"type": "bogus"} for objects typed "function" or "custom" -> "type must be one of
-             'function', 'custom', got "bogus""
-    """
-    kinds = _kinds(choices)
-    if not _takes(kinds, value):
-        return f"must be {_in_words(kinds)}, got {_shown(value)}"
-    if isinstance(value, dict):
-        names = [name for choice in choices for name in
-                 _resolve(choice).get("properties", {}).get("type", {}).get("enum", [])]
-        if names:
-            return (f"type must be one of {', '.join(map(repr, names))}, got "
-                    f"{_shown(value.get('type'))}")
-    return None
-
-
-def _in_words(kinds: list[str]) -> str:
-    """Example: ["string", "null", "array"] -> "a string, an array or null" (null last)"""
-    words = [KINDS.get(kind, kind) for kind in sorted(kinds, key=lambda kind: kind == "null")]
-    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
-
-
-def _choice_for(value, choices: list):
-    """The one choice of an anyOf/oneOf meant for this value, or None.
-
-    A value's JSON type narrows the choices; among objects, the one whose "type" field names
-    the value's "type" (as tool_choice and response_format do).
-    Example: 3 among [{"type": "number", "maximum": 2}, {"type": "null"}] -> the number choice
-    """
-    fitting = [c for c in choices if _takes(_kinds([c]), value)]
-    if len(fitting) > 1 and isinstance(value, dict):
-        fitting = [c for c in fitting if value.get("type") in
-                   _resolve(c).get("properties", {}).get("type", {}).get("enum", [])]
-    return fitting[0] if len(fitting) == 1 else None
-
-
-def _kinds(choices: list) -> list[str]:
-    """The JSON types a list of choices takes, in order ("any" if one of them takes every type).
-
-    Example: [{"type": "integer"}, {"anyOf": [{"type": "string"}, {"type": "null"}]}]
-             -> ["integer", "string", "null"]
-    """
-    kinds: list[str] = []
-    for choice in map(_resolve, choices):
-        if "type" in choice:
-            found = choice["type"] if isinstance(choice["type"], list) else [choice["type"]]
-        elif "anyOf" in choice or "oneOf" in choice:
-            found = _kinds(choice.get("anyOf") or choice["oneOf"])
-        else:
-            found = ["any"]
-        kinds += [kind for kind in found if kind not in kinds]
-    return kinds
-
-
-def _takes(kinds: list[str], value) -> bool:
-    """Example: _takes(["number"], 3) -> True;  _takes(["integer"], 1.5) -> False"""
-    if "any" in kinds:
-        return True
-    if isinstance(value, bool):
-        return "boolean" in kinds
-    if isinstance(value, (int, float)):
-        whole = isinstance(value, int) or value.is_integer()  # JSON Schema: 2.0 is an integer
-        return "number" in kinds or ("integer" in kinds and whole)
-    names = {str: "string", list: "array", dict: "object", type(None): "null"}
-    return names.get(type(value)) in kinds
-
-
-def _resolve(choice: dict) -> dict:
-    """A choice that only points at a named schema ($ref), as that schema."""
-    while "$ref" in choice:
-        choice = SCHEMAS[choice["$ref"].removeprefix("#/definitions/")]
-    return choice
-
-
-@functools.lru_cache(maxsize=None)
-def _choice_validator(choice: str):
-    """A validator for one choice of an anyOf/oneOf (as JSON text), compiled once."""
-    import fastjsonschema
-
-    return fastjsonschema.compile({**json.loads(choice), "definitions": SCHEMAS})
+    name = schema.get("$ref", "").removeprefix("#/definitions/")
+    schema = _definitions().get(name, schema)
+    nested = schema.get("anyOf") or schema.get("oneOf")
+    if nested:  # forms within forms: flattened
+        return [form for inner in nested for form in _forms(inner)]
+    tags = schema.get("properties", {}).get("type", {}).get("enum")
+    if tags:
+        return [f"an object with type {' or '.join(map(repr, tags))}"]
+    if "enum" in schema:
+        return ["one of " + ", ".join(map(repr, schema["enum"]))]
+    kinds = schema.get("type", [])
+    return [kind if kind == "null" else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+            for kind in ([kinds] if isinstance(kinds, str) else kinds)] or [name or "any value"]
 
 
 def _shown(value) -> str:
