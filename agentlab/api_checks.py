@@ -178,27 +178,76 @@ def _validate(name: str, value, prefix: str = "") -> None:
 
 
 def _explain(schema: dict, value) -> tuple[str, str]:
-    """(where inside the value, what is wrong there), from jsonschema's best match.
+    """(where inside the value, what is wrong there), from jsonschema's errors.
 
+    Where the field may take several forms, the error is looked for in the one form meant for
+    the value (the one its "type" field names, or the only one that takes its JSON type), and
+    so on down; where no form is meant, the forms are listed.
     Example: 3 against anyOf [a number at most 2, null] -> ("", "3 is greater than the maximum
-             of 2");  ["a", 1] for `stop` -> ("[1]", "1 is not of type 'string'")
+             of 2");  ["a", 1] for `stop` -> ("[1]", "1 is not of type 'string'");  a function
+             tool call without an id -> ("", "'id' is a required property")
     """
     from jsonschema import Draft7Validator
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import relevance
 
-    error = best_match(Draft7Validator({**schema, "definitions": _definitions()})
-                       .iter_errors(value))
-    if error is None:  # the two validators disagree: say what the first one found
+    validator = Draft7Validator({**schema, "definitions": _definitions()})
+    errors = list(validator.iter_errors(value))
+    if not errors:  # the two validators disagree: say no more than the first one did
         return "", "does not match OpenAI's request schema"
+    error = max(errors, key=relevance)
+    while error.validator in ("anyOf", "oneOf") and error.context:
+        meant = _form_meant(error.instance, error.validator_value, validator)
+        inside = [e for e in error.context if e.relative_schema_path[0] == meant]
+        if not inside:  # no single form is meant for it: list them below
+            break
+        error = max(inside, key=relevance)
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-    if error.validator in ("anyOf", "oneOf"):  # fits none of the forms, and none stands out
-        # best_match may have gone down into one form's own choices: at the field itself, list
-        # every form the field allows (stop: a string, an array or null), not just those.
-        outer = schema if not error.absolute_path else error.schema
-        forms = sorted(dict.fromkeys(_forms(outer)), key=lambda form: form == "null")
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        forms = sorted(dict.fromkeys(_forms(error.schema)), key=lambda form: form == "null")
         allowed = ", ".join(forms[:-1]) + " or " + forms[-1] if len(forms) > 1 else forms[0]
         return where, f"must be {allowed}, got {_shown(error.instance)}"
     return where, error.message if len(error.message) <= 200 else error.message[:197] + "..."
+
+
+def _form_meant(value, choices: list, validator) -> int | None:
+    """The index of the one form meant for a value: the one whose "type" tag the value's "type"
+    field names, else the only one that takes the value's JSON type; None if not one.
+
+    Example: {"type": "function"} among [a function tool call, a custom tool call] -> 0
+    """
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        tagged = [i for i, choice in enumerate(choices) if value["type"] in _tags(choice)]
+        if len(tagged) == 1:
+            return tagged[0]
+    taking = [i for i, choice in enumerate(choices)
+              if any(kind == "any" or validator.is_type(value, kind) for kind in _kinds(choice))]
+    return taking[0] if len(taking) == 1 else None
+
+
+def _resolve(schema: dict) -> dict:
+    """A schema that only points at a named one ($ref), as that one."""
+    return _definitions().get(schema.get("$ref", "").removeprefix("#/definitions/"), schema)
+
+
+def _nested(schema: dict) -> list:
+    return schema.get("anyOf") or schema.get("oneOf") or []
+
+
+def _tags(schema: dict) -> set:
+    """The values a form's "type" field may take. Example: a function tool call -> {"function"}"""
+    schema = _resolve(schema)
+    tags = set(schema.get("properties", {}).get("type", {}).get("enum", []))
+    return tags.union(*(_tags(inner) for inner in _nested(schema)))
+
+
+def _kinds(schema: dict) -> set:
+    """The JSON types a form takes ("any" when it does not say). Example: {"type": ["string",
+    "null"]} -> {"string", "null"}"""
+    schema = _resolve(schema)
+    if _nested(schema):
+        return set().union(*(_kinds(inner) for inner in _nested(schema)))
+    kinds = schema.get("type", "any")
+    return {kinds} if isinstance(kinds, str) else set(kinds)
 
 
 def _forms(schema: dict) -> list[str]:
@@ -207,19 +256,17 @@ def _forms(schema: dict) -> list[str]:
     Example: {"anyOf": [{"type": "number", "maximum": 2}, {"type": "null"}]} -> ["a number",
              "null"];  the named tool choice -> ["an object with type 'function'"]
     """
-    name = schema.get("$ref", "").removeprefix("#/definitions/")
-    schema = _definitions().get(name, schema)
-    nested = schema.get("anyOf") or schema.get("oneOf")
-    if nested:  # forms within forms: flattened
-        return [form for inner in nested for form in _forms(inner)]
+    schema = _resolve(schema)
+    if _nested(schema):  # forms within forms: flattened
+        return [form for inner in _nested(schema) for form in _forms(inner)]
     tags = schema.get("properties", {}).get("type", {}).get("enum")
     if tags:
         return [f"an object with type {' or '.join(map(repr, tags))}"]
     if "enum" in schema:
         return ["one of " + ", ".join(map(repr, schema["enum"]))]
-    kinds = schema.get("type", [])
+    kinds = sorted(_kinds(schema) - {"any"})
     return [kind if kind == "null" else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
-            for kind in ([kinds] if isinstance(kinds, str) else kinds)] or [name or "any value"]
+            for kind in kinds] or ["any value"]
 
 
 def _shown(value) -> str:

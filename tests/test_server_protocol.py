@@ -89,6 +89,13 @@ def test_malformed_requests_get_400_with_param(fields, param):
     assert payload["error"]["type"] == "invalid_request_error"
 
 
+def with_call(call: dict) -> list[dict]:
+    """A conversation whose assistant message carries `call`, answered as id c1."""
+    return [{"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "x"}]
+
+
 @pytest.mark.parametrize("fields, param, message", [
     ({"n": 0}, "n", "Invalid 'n': 0 is less than the minimum of 1."),
     ({"n": 200}, "n", "Invalid 'n': 200 is greater than the maximum of 128."),
@@ -109,6 +116,19 @@ def test_malformed_requests_get_400_with_param(fields, param):
      "messages[0].content", "Invalid 'messages[0].content[0].text': 3 is not of type 'string'."),
     ({"messages": [{"role": "user"}]}, "messages[0]",
      "Invalid 'messages[0]': 'content' is a required property."),
+    # A value whose "type" names one form is checked against that form alone (an outside
+    # review: these were told their correct type was wrong, or got their own value listed).
+    ({"messages": [{"role": "user", "content": [{"type": "text", "content": "hi"}]}]},
+     "messages[0].content", "Invalid 'messages[0].content[0]': 'text' is a required property."),
+    ({"messages": with_call({"type": "function", "function": {"name": "f", "arguments": "{}"}})},
+     "messages[1].tool_calls[0]", "Invalid 'messages[1].tool_calls[0]': 'id' is a required "
+     "property."),
+    ({"messages": with_call({"id": "c1", "type": "function", "name": "f", "arguments": "{}"})},
+     "messages[1].tool_calls[0]", "Invalid 'messages[1].tool_calls[0]': 'function' is a "
+     "required property."),
+    ({"tool_choice": {"type": "function"}}, "tool_choice",
+     "Invalid 'tool_choice': 'function' is a required property."),
+    ({"stop": []}, "stop", "Invalid 'stop': [] should be non-empty."),
 ])
 def test_a_refusal_says_what_the_field_allows(fields, param, message):
     """Not "cannot be validated by any definition": OpenAI's schema makes most fields
