@@ -21,6 +21,7 @@ import contextlib
 import copy
 import dataclasses
 import functools
+import inspect
 import json
 import math
 import os
@@ -329,7 +330,8 @@ def check_europe_only(approve) -> Verdict:
 
 
 def check_looper_settings(limits, wind_down=False) -> Verdict:
-    """Settings under which tutor-looper stops within 3 steps *and* gives an answer."""
+    """Settings under which tutor-looper stops within 3 steps *and* answers 6 * 7 with 42,
+    worked out with a tool (a last word before any tool ran does not count)."""
     if not isinstance(limits, Limits):
         return Verdict(False, f"pass a Limits(...) object, not {_short(limits)}")
     if not isinstance(wind_down, bool):
@@ -391,8 +393,8 @@ def check_smallest_budget(max_cost_usd) -> Verdict:
         return Verdict(True, f"${value:g} (the slider's {smallest:.2g}) is the smallest budget on "
                        f"the slider that answers the Peru question at {SMALLEST_BUDGET_PRICES} "
                        "prices")
-    if value <= 0:
-        return Verdict(False, f"${value:g}: a budget is more than $0")
+    if not math.isfinite(value) or value <= 0:
+        return Verdict(False, f"{value!r}: a budget is a number of dollars above 0")
     run = _run_at(value)
     if run.ok:
         return Verdict(False, f"${value:g}: it answers, but a smaller slider value works too")
@@ -424,7 +426,9 @@ def check_success_rates(success_rates) -> Verdict:
     short to read), so counting answers instead of correct answers does not pass. agentlab's
     own success_rates, which the notebook imports to draw its curves, is not an answer.
     """
-    if _uses_name(success_rates, "success_rates"):
+    from . import sweeps
+
+    if _reaches(success_rates, sweeps.success_rates):
         return Verdict(False, "my_success_rates calls agentlab's own success_rates (imported "
                        "above): write yours from result.setting and result.solved")
     for limit, values in (("max_steps", (1, 2, 4)), ("max_result_chars", (20, 4000))):
@@ -449,24 +453,36 @@ def check_success_rates(success_rates) -> Verdict:
     return Verdict(True, f"right on two sweeps, e.g. {_short(got, 120)}")
 
 
-def _uses_name(fn, name: str) -> bool:
-    """Whether fn is `name` itself, or its code (nested functions included) names it, as a
-    global, an attribute or a variable of an enclosing function.
+def _reaches(fn, target) -> bool:
+    """Whether fn is `target`, or its code (nested functions included) reaches it: through a
+    global or a variable of an enclosing function that holds it, or holds its module (then
+    the code names it as an attribute). A local of the same name is not `target`.
 
-    Example: _uses_name(lambda r: sweeps.success_rates(r), "success_rates") -> True
+    Example: _reaches(lambda r: sweeps.success_rates(r), sweeps.success_rates) -> True
     """
-    if getattr(fn, "__name__", None) == name and getattr(fn, "__module__", "").startswith(
-            "agentlab"):
+    if fn is target:
         return True
-    codes = [getattr(fn, "__code__", None)]
-    while codes:
-        code = codes.pop()
-        if code is None:
-            continue
-        if name in code.co_names or name in code.co_freevars:
-            return True
-        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    return False
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    names, codes = set(), [code]
+    while codes:  # the names used by fn and by the functions defined inside it
+        inner = codes.pop()
+        names |= set(inner.co_names)
+        codes += [c for c in inner.co_consts if isinstance(c, types.CodeType)]
+    module = inspect.getmodule(target)
+    held = [fn.__globals__.get(name) for name in names]
+    held += [cell.cell_contents for cell in fn.__closure__ or () if _filled(cell)]
+    return any(value is target or (value is module and target.__name__ in names)
+               for value in held)
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # a variable of the enclosing function that is not set yet
+        return False
+    return True
 
 
 def _rate_hint(results, got, expected) -> str:

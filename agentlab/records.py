@@ -62,7 +62,7 @@ class Step:
     tool_seconds: float = 0.0
     wind_down: bool = False          # the last call, made with tool_choice="none"
     reply_unused: bool = False       # paid for, then the run stopped before using the reply
-                                     # (the budget checked after paying: budget="after")
+                                     # (the budget, checked once the call's cost is known)
 
     @property
     def seconds(self) -> float:

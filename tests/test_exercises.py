@@ -206,6 +206,8 @@ def test_check_smallest_budget_refuses_its_neighbours():
     refused(ex.check_smallest_budget(10 ** -2.75), "does not answer")
     refused(ex.check_smallest_budget("0.018"), "number")
     refused(ex.check_smallest_budget(True), "number")
+    for nonsense in (float("nan"), float("inf"), 0, -0.01):
+        refused(ex.check_smallest_budget(nonsense), "above 0")
 
 
 # --- 06 --------------------------------------------------------------------------------------
@@ -232,6 +234,14 @@ def test_check_success_rates():
         return inner()
 
     refused(ex.check_success_rates(nested), "agentlab's own")
+
+    def own_dict_named_alike(results):  # a local of the same name is the student's own
+        success_rates = {}
+        for r in results:
+            success_rates.setdefault(r.setting, []).append(r.solved)
+        return {s: sum(success_rates[s]) / len(success_rates[s]) for s in success_rates}
+
+    assert ex.check_success_rates(own_dict_named_alike)
     answered = lambda results: {r.setting: sum(x.run.stop_reason == "answered" for x in results
                                                if x.setting == r.setting) /
                                 sum(1 for x in results if x.setting == r.setting) for r in results}
