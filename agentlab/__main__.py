@@ -16,15 +16,16 @@ Any command: 2 for bad command-line input (an address `serve` cannot listen on i
 from __future__ import annotations
 
 import argparse
+import difflib
 import dataclasses
 import math
 import os
 import sys
 import time
-import urllib.parse
 
 from .course import CourseError
 from .loop import SYSTEM_PROMPT, Limits
+from .masking import public_url
 from .records import Run, format_step, redact
 
 INTERRUPTED = 130   # the shell's code for a program that Ctrl-C (SIGINT) ended
@@ -151,9 +152,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _command(argv: list[str] | None) -> int:
     parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
     args, unknown = parser.parse_known_args(argv)
     if unknown:
-        refuse_unknown(parser.commands[args.command], unknown)
+        refuse_unknown(parser.commands[args.command], unknown, argv)
     commands = {"course": _course, "run": _run, "serve": _serve, "models": _models}
     try:
         return commands[args.command](args)
@@ -170,17 +172,33 @@ def _command(argv: list[str] | None) -> int:
         return 1
 
 
-def refuse_unknown(command: Parser, unknown: list[str]) -> None:
-    """Exit 2 naming the subcommand (argparse names only the program); `course` passes
-    JupyterLab's options on after --, so say so.
+def refuse_unknown(command: Parser, unknown: list[str], argv: list[str]) -> None:
+    """Exit 2 naming the subcommand (argparse names only the program): a near miss of one of
+    its own options gets "did you mean"; for `course`, JupyterLab's options go after --, so the
+    command is written back that way, in the order it was typed.
 
-    Example: course --check --ip=0.0.0.0 -> "agentlab course: error: unrecognized arguments:
-             --ip=0.0.0.0; JupyterLab's options go after --: agentlab course -- --ip=0.0.0.0"
+    Example: course --check --ip 0.0.0.0 -> "agentlab course: error: unrecognized arguments:
+             --ip; JupyterLab's options go after --: agentlab course --check -- --ip 0.0.0.0"
+             course --chek -> "... unrecognized arguments: --chek (did you mean --check?)"
     """
+    # argparse keeps each option's spellings on its actions; it offers no public list of them
+    own = {spelling: action for action in command._actions for spelling in action.option_strings}
     message = f"unrecognized arguments: {' '.join(unknown)}"
+    near = [difflib.get_close_matches(token.split("=")[0], own, n=1, cutoff=0.75)
+            for token in unknown if token.startswith("-")]
+    if any(near):
+        command.error(f"{message} (did you mean {', '.join(n[0] for n in near if n)}?)")
     if command.prog.endswith(" course"):
-        message += (f"; JupyterLab's options go after --: {command.prog} -- "
-                    f"{' '.join(unknown)}")
+        ours, theirs, words = [], [], iter(argv[argv.index("course") + 1:])
+        for word in words:
+            action = own.get(word.split("=")[0])
+            if action is None:
+                theirs.append(word)
+            else:  # one of ours, with its value if it takes one (--port 8890)
+                ours += [word] + ([next(words, "")] if action.nargs is None
+                                  and "=" not in word and action.option_strings else [])
+        message += (f"; JupyterLab's options go after --: "
+                    f"{' '.join([command.prog, *ours, '--', *theirs])}")
     command.error(message)
 
 
@@ -230,7 +248,7 @@ def _run(args) -> int:
     limits = Limits(max_steps=args.max_steps, max_cost_usd=args.max_cost,
                     max_seconds=args.max_seconds)
     log = sys.stderr if args.json else sys.stdout  # with --json, stdout holds the JSON only
-    where = "offline tutor" if client.offline else f"real API at {shown_url(client.sdk.base_url)}"
+    where = "offline tutor" if client.offline else f"real API at {public_url(client.sdk.base_url)}"
     print(redact(f"task: {args.task}\nmodel: {client.default_model} ({where}), priced as "
                  f"{client.priced_as()}"), file=log, flush=True)
     finished = []  # every finished step, kept here too in case Ctrl-C escapes run_agent
@@ -283,18 +301,6 @@ def unknown_price(client, priced_as_option: str | None) -> str | None:
                 f"cannot be kept; add --priced-as MODEL to charge its calls at the prices of "
                 f"{fix}")
     return None
-
-
-def shown_url(url) -> str:
-    """A base URL fit to print: no user name or password, no query or fragment (a token can
-    hide there), and any key masked.
-
-    Example: "http://me:secret@localhost:11434/v1/?token=abc" -> "http://localhost:11434/v1"
-    """
-    parts = urllib.parse.urlsplit(str(url))
-    host = parts.netloc.rpartition("@")[2]  # what follows user:password@, if any
-    path = parts.path.rstrip("/")  # the SDK adds a slash the user did not write
-    return redact(urllib.parse.urlunsplit((parts.scheme, host, path, "", "")))
 
 
 def interrupted_run(task: str, client, limits: Limits, budget: str, steps: list,

@@ -26,7 +26,7 @@ import dataclasses
 import math
 import time
 
-from .masking import mask
+from .masking import mask, public_url
 from .models import connect
 from .pricing import Budget, Unpriceable
 from .records import Run, Step, ToolCall, print_step
@@ -164,6 +164,7 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
                 step.tool_calls.append(ToolCall.of(call, outcome))
             steps.finished(step)                                            # 4. REPEAT
     except (KeyboardInterrupt, StopRun) as e:
+        steps.cut_short()  # the step in progress is paid for: the observers see it too
         return end(run, clock, interrupted(e))
     return end(run, clock, Stop("max_steps", f"the step limit of {limits.max_steps} was reached"))
 
@@ -175,6 +176,7 @@ class Steps:
 
     def __init__(self, run: Run, on_step):
         self.run = run
+        self.seen = 0  # how many of the run's steps the observers have been shown
         if on_step is None:
             on_step = []
         self.observers = list(on_step) if isinstance(on_step, (list, tuple)) else [on_step]
@@ -192,8 +194,24 @@ class Steps:
 
     def finished(self, step: Step) -> None:
         step.tool_seconds = sum(c.seconds for c in step.tool_calls)
+        self.seen = len(self.run.steps)
         for observe in self.observers:
             observe(step)
+
+    def cut_short(self) -> None:
+        """Show the observers a step that Ctrl-C or a Stop ended before it finished: its paid
+        model call, the tool calls that ran (print_step says which never did). Once only, and a
+        second Ctrl-C here stops only the showing, not the run's return."""
+        if self.seen == len(self.run.steps):  # no step in progress
+            return
+        step = self.run.steps[-1]
+        step.tool_seconds = sum(c.seconds for c in step.tool_calls)
+        self.seen = len(self.run.steps)
+        try:
+            for observe in self.observers:
+                observe(step)
+        except (KeyboardInterrupt, StopRun):
+            pass
 
 
 # --- the guards: each returns a Stop when the run must end, None when it may go on -------------
@@ -251,8 +269,8 @@ def model_failed(error: Exception, clock: Deadline) -> Stop:
 def interrupted(error: BaseException) -> Stop:
     if isinstance(error, StopRun):
         return Stop("interrupted", str(error) or "stopped by an on_step observer")
-    return Stop("interrupted", "interrupted by Ctrl-C (KeyboardInterrupt); the finished steps "
-                "are kept")
+    return Stop("interrupted", "interrupted by Ctrl-C (KeyboardInterrupt); the steps so far "
+                "are kept, with the tool calls that ran in the last one")
 
 
 # --- acting and observing --------------------------------------------------------------------
@@ -369,17 +387,21 @@ def _describe(error: Exception) -> str:
 
 
 def _where(error: Exception) -> str:
-    """The address a failed request went to, so a wrong base URL shows in the stop detail.
-    Scheme, host, port and path only: a password in the URL or a query string stays out.
+    """Where a request that got no answer went, so a wrong base URL shows in the stop detail
+    (masking.public_url: no password or query). Nothing for the offline tutor: its address is
+    a reserved .invalid name that never reaches the network.
 
-    Example: an APIConnectionError for http://user:pw@127.0.0.1:1/v1/chat/completions?x=1
+    Example: a ConnectError for http://user:pw@127.0.0.1:1/v1/chat/completions?x=1
              -> " (sent to http://127.0.0.1:1/v1/chat/completions)"
     """
     url = getattr(getattr(error, "request", None), "url", None)
-    if url is None or not getattr(url, "host", None):
+    if url is None:
         return ""
-    port = f":{url.port}" if url.port else ""
-    return f" (sent to {url.scheme}://{url.host}{port}{url.path})"
+    if url.scheme not in ("http", "https"):  # "localhost:11434/v1" reads as scheme localhost
+        return " (the base URL must start with http:// or https://)"
+    if url.host.endswith(".invalid"):
+        return ""
+    return f" (sent to {public_url(url)})"
 
 
 def end(run: Run, clock: Deadline, stop: Stop) -> Run:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import urllib.parse
 
 KEY_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_*-]{8,}")
 MASK = "[masked key]"
@@ -32,3 +33,15 @@ def mask(text: str) -> str:
     if key and len(key) >= 8:
         text = text.replace(key, MASK)
     return KEY_SHAPE.sub(MASK, text)
+
+
+def public_url(url) -> str:
+    """A URL fit to print: no user name or password, no query or fragment (a token can hide
+    there), and any key masked. An IPv6 host keeps its brackets.
+
+    Example: "http://me:secret@localhost:11434/v1/?token=abc" -> "http://localhost:11434/v1"
+    """
+    parts = urllib.parse.urlsplit(str(url))
+    host = parts.netloc.rpartition("@")[2]  # what follows user:password@, if any
+    path = parts.path.rstrip("/")  # the SDK adds a slash the user did not write
+    return mask(urllib.parse.urlunsplit((parts.scheme, host, path, "", "")))

@@ -128,7 +128,12 @@ def test_an_unknown_price_is_refused_before_the_run(args, environment, message, 
     (["serve", "--port", "70000"], "'70000' is not a port"),
     (["fly"], "invalid choice"),
     (["course", "--check", "--ip=0.0.0.0"], "agentlab course: error: unrecognized arguments: "
-     "--ip=0.0.0.0; JupyterLab's options go after --: agentlab course -- --ip=0.0.0.0"),
+     "--ip=0.0.0.0; JupyterLab's options go after --: agentlab course --check -- --ip=0.0.0.0"),
+    # the command written back as typed: a value argparse set apart, and our own options
+    (["course", "--port", "8890", "--check", "--ip", "0.0.0.0"], "JupyterLab's options go "
+     "after --: agentlab course --port 8890 --check -- --ip 0.0.0.0"),
+    (["course", "--chek"], "unrecognized arguments: --chek (did you mean --check?)"),
+    (["serve", "--prot", "1"], "unrecognized arguments: --prot 1 (did you mean --port?)"),
     (["run", "x", "--max-step", "3", "--verbose"],
      "agentlab run: error: unrecognized arguments: --verbose"),
     (["serve", "--hots", "::1"], "agentlab serve: error: unrecognized arguments: --hots ::1"),

@@ -212,12 +212,32 @@ def test_ctrl_c_during_a_tool_returns_the_run_with_its_finished_steps(ctrl_c_rai
     client = connect(respond=call_then_answer("get_weather", {"city": "Paris"}))
     run = run_agent(COAT, [get_weather], client=client)
     assert run.stop_reason == "interrupted"
-    assert run.stop_detail == ("interrupted by Ctrl-C (KeyboardInterrupt); the finished steps "
-                               "are kept")
+    assert run.stop_detail == ("interrupted by Ctrl-C (KeyboardInterrupt); the steps so far "
+                               "are kept, with the tool calls that ran in the last one")
     assert len(run.steps) == 1 and run.cost_usd > 0  # the paid model call is kept
     assert Run.from_json(run.to_json()) == run
     asked = [c["id"] for m in run.messages for c in m.get("tool_calls") or []]
     assert asked == [m["tool_call_id"] for m in run.messages if m["role"] == "tool"]
+
+
+def test_a_step_cut_short_by_ctrl_c_is_shown_to_the_observers_once(capsys):
+    """Ctrl-C between the two tool calls of one step: the step log shows the call that ran and
+    the one that never did (an outside review: the step was in the record, not in the log)."""
+    def approve(name, arguments):
+        if name == "calculate":
+            raise KeyboardInterrupt  # what Ctrl-C does, at the second call of the step
+        return True
+
+    seen = []
+    run = run_agent("What time is it, and what is 17 * 23 + sqrt(144)?", COURSE_TOOLS,
+                    approve=approve, on_step=[seen.append, print_step])
+    assert run.stop_reason == "interrupted" and len(run.steps) == 1
+    assert seen == run.steps  # shown once, as it was when the run stopped
+    assert [c.name for c in run.steps[0].tool_calls] == ["get_time"]
+    assert run.steps[0].calls_not_run == ["calculate"]
+    log = capsys.readouterr().out
+    assert "step 0: calling get_time(" in log
+    assert "step 0: asked for calculate (not run: the run stopped first)" in log
 
 
 def test_ctrl_c_during_a_model_call_keeps_the_steps_before_it(ctrl_c_raises):

@@ -294,6 +294,27 @@ def test_a_connection_that_fails_says_where_it_was_sent(fast_retries, monkeypatc
     assert "hunter2" not in run.stop_detail and "student" not in run.stop_detail
 
 
+@pytest.mark.parametrize("base_url, detail", [
+    ("http://[::1]:1/v1", "(sent to http://[::1]:1/v1/chat/completions)"),  # pasteable
+    ("localhost:1/v1", "(the base URL must start with http:// or https://)"),
+])
+def test_a_base_url_that_cannot_work_is_named_as_it_can_be_fixed(
+        fast_retries, monkeypatch, base_url, detail):
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    client = connect("llama3.2", priced_as="gpt-4o-mini", max_retries=0)
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, client=client)
+    assert run.stop_reason == "error" and run.stop_detail.endswith(detail)
+
+
+def test_the_offline_tutor_names_no_address(quick_slow_tutor):
+    """Its address is a reserved .invalid name: a timeout is the tutor being slow, not a
+    wrong base URL."""
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-slow",
+                    limits=Limits(max_seconds=0.1))
+    assert run.stop_reason == "max_seconds" and "Timeout" in run.stop_detail
+    assert "sent to" not in run.stop_detail and ".invalid" not in run.stop_detail
+
+
 def test_an_error_with_an_answer_names_no_address():
     handler, _ = fails_after(0, status=400)
     run = run_agent(COAT, COURSE_TOOLS, client=connect("tutor", transport=make_transport(handler)))
