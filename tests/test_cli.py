@@ -348,7 +348,12 @@ def test_ctrl_c_in_a_real_process(tmp_path):
     finally:
         guard.cancel()
     err = "".join(log) + err
-    assert process.returncode == INTERRUPTED, err
+    # 130, or killed by SIGINT, which a shell also reports as 130. Now and then (about 1 run
+    # in 30 here, when the signal lands while step 0 is still being wrapped up) the process
+    # prints everything, returns 130, and is then killed by a SIGINT that strace shows it sent
+    # itself: CPython's exit path for a KeyboardInterrupt it counts as unhandled. The output
+    # is complete either way, as checked below. (Seen on the code of this morning too.)
+    assert process.returncode in (INTERRUPTED, -signal.SIGINT), err
     assert "Traceback" not in err and "stopped: interrupted after 1 step" in err
     run = Run.from_json(out)
     assert run.stop_reason == "interrupted" and len(run.steps) == 1
