@@ -237,6 +237,9 @@ def _run(args) -> int:
     # A key typed into the task is masked where it enters, as every text entering agentlab is
     # (masking.py): it reaches neither the model, nor the record, nor the screen.
     args.task = redact(args.task)
+    # Bytes that are not UTF-8 reach Python as lone surrogates, which no JSON request can carry:
+    # they become the replacement character, as a terminal shows them.
+    args.task = args.task.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     try:
         client = connect(args.model, priced_as=args.priced_as)
     except ValueError as error:  # an unknown model or price: the command line's fault

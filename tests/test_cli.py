@@ -329,6 +329,13 @@ def test_a_run_that_run_agent_returns_as_interrupted_is_reported_the_same(monkey
     assert "stopped: interrupted (Ctrl-C)" in err
 
 
+def test_a_task_with_bytes_that_are_not_utf8_runs(capsys):
+    task = b"What is 2 + 2?\xff".decode("utf-8", "surrogateescape")  # as sys.argv holds them
+    assert main(["run", task]) == 0
+    out = capsys.readouterr().out
+    assert "task: What is 2 + 2?\ufffd" in out and "answer: 2 + 2 = 4." in out
+
+
 def test_ctrl_c_in_a_real_process(tmp_path):
     """SIGINT, as Ctrl-C sends it, while the slow tutor (1 s a request) thinks about step 1."""
     process = agentlab_process("run", CHAPTER, "--model", "tutor-slow", "--json",
