@@ -23,6 +23,7 @@ import errno
 import functools
 import hashlib
 import json
+import re
 import socket
 import time
 
@@ -255,6 +256,9 @@ def why_cannot_listen(host: str, port: int, error: OSError) -> str:
              127.0.0.1:8000: the address is already in use (another server, perhaps an earlier
              agentlab serve); try another port, such as --port 8001, or --port 0 for any free one"
     """
+    if with_port := re.fullmatch(r"([^:]+):(\d+)", host):  # "127.0.0.1:8000" given as a host
+        return (f"--host {host!r} has a port in it: give the host alone and the port with "
+                f"--port, as in --host {with_port[1]} --port {with_port[2]}")
     where = f"cannot listen on {url_host(host)}:{port}"
     local = "such as --host 127.0.0.1 (this machine only) or --host 0.0.0.0 (every network)"
     if isinstance(error, socket.gaierror):

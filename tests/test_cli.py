@@ -195,6 +195,17 @@ def test_serve_on_an_unknown_host_says_so(monkeypatch, capsys):
     assert "--host 127.0.0.1" in err and len(err.splitlines()) == 1
 
 
+def test_serve_with_a_port_in_the_host_says_where_the_port_goes(monkeypatch, capsys):
+    def no_such_host(*args, **kwargs):  # the resolver's answer for "127.0.0.1:8000"
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+    assert main(["serve", "--host", "127.0.0.1:8000"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --host '127.0.0.1:8000' has a port in it: give the host alone and the port "
+        "with --port, as in --host 127.0.0.1 --port 8000\n")
+
+
 def test_serve_on_an_address_of_another_machine_says_so(capsys):
     assert main(["serve", "--host", "192.0.2.1", "--port", "0"]) == 2  # TEST-NET: no one's
     err = capsys.readouterr().err
