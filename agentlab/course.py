@@ -20,6 +20,8 @@ import os
 import pathlib
 import sys
 
+from .masking import mask
+
 # JupyterLab options that keep it off the network: no news feed, no extension search in the
 # package index, no check for a newer version.
 OFFLINE_OPTIONS = ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
@@ -95,8 +97,8 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
     from jupyterlab import __version__ as lab_version
 
     if check:
-        print(f"ok: JupyterLab {lab_version} with {sys.executable}; `agentlab course` runs "
-              f"jupyter lab {' '.join(arguments)}")
+        print(mask(f"ok: JupyterLab {lab_version} with {sys.executable}; `agentlab course` "
+                   f"runs jupyter lab {' '.join(arguments)}"))  # options typed may hold a key
         return 0
     print(f"opening the course in JupyterLab {lab_version}: {notebooks} (Ctrl-C twice stops it)",
           flush=True)

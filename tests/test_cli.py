@@ -370,7 +370,7 @@ def test_ctrl_c_in_a_real_process(tmp_path):
     # in 30 here, when the signal lands while step 0 is still being wrapped up) the process
     # prints everything, returns 130, and is then killed by a SIGINT that strace shows it sent
     # itself: CPython's exit path for a KeyboardInterrupt it counts as unhandled. The output
-    # is complete either way, as checked below. (Seen on the code of this morning too.)
+    # is complete either way, as checked below.
     assert process.returncode in (INTERRUPTED, -signal.SIGINT), err
     assert "Traceback" not in err and "stopped: interrupted after 1 step" in err
     run = Run.from_json(out)
@@ -388,6 +388,13 @@ def test_course_check_says_what_it_would_start(as_root, monkeypatch, capsys):
     assert f"--ServerApp.root_dir={course.find_notebooks()}" in out
     assert "--LabApp.news_url=None" in out and "--port=9999" in out and "--ip=0.0.0.0" in out
     assert ("--allow-root" in out) == as_root
+
+
+def test_course_check_masks_a_key_typed_into_an_option(capsys):
+    key = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+    assert main(["course", "--check", "--", f"--ServerApp.token={key}"]) == 0
+    out = capsys.readouterr().out
+    assert key not in out and "--ServerApp.token=[masked key]" in out
 
 
 def test_lab_arguments_pass_allow_root_only_as_root(tmp_path):
