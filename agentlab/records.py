@@ -200,7 +200,8 @@ def format_step(step: Step) -> str:
     lines = []
     for c in step.tool_calls:
         outcome = f"error: {c.error}" if c.error else c.result
-        lines.append(f"  step {step.index}: calling {c.name}({c.arguments}) -> {_cut(outcome, 100)}")
+        lines.append(f"  step {step.index}: calling {c.name}({c.arguments}) -> "
+                     f"{_cut(outcome, 100)}")
     if step.calls_not_run:  # the model asked, but the run stopped before these ran
         lines.append(f"  step {step.index}: asked for {', '.join(step.calls_not_run)} "
                      "(not run: the run stopped first)")
