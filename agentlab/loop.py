@@ -204,12 +204,8 @@ class Steps:
         second Ctrl-C here stops only the showing, not the run's return."""
         if self.seen == len(self.run.steps):  # no step in progress
             return
-        step = self.run.steps[-1]
-        step.tool_seconds = sum(c.seconds for c in step.tool_calls)
-        self.seen = len(self.run.steps)
         try:
-            for observe in self.observers:
-                observe(step)
+            self.finished(self.run.steps[-1])  # marks it seen before the observers run
         except (KeyboardInterrupt, StopRun):
             pass
 
