@@ -292,8 +292,24 @@ class Overran(Exception):
     """A tool did not finish within its timeout."""
 
 
-def _run_with_timeout(fn, kwargs: dict, timeout: float | None):
-    """Run fn(**kwargs) on a fresh thread and wait at most `timeout` seconds for it.
+class Unreadable(Exception):
+    """A tool's result that could not be turned into text (its __cause__ says why)."""
+
+
+def _describe(error: BaseException) -> str:
+    """An exception as "Type: message", even when its message cannot be made.
+
+    Example: ValueError("bad") -> "ValueError: bad"; an exception whose __str__ raises ->
+             "BrokenError (its message could not be read)"
+    """
+    try:
+        return f"{type(error).__name__}: {error}"
+    except Exception:
+        return f"{type(error).__name__} (its message could not be read)"
+
+
+def _run_with_timeout(fn, timeout: float | None):
+    """Run fn() on a fresh thread and wait at most `timeout` seconds for it.
 
     Raises Overran if it does not finish in time. Python cannot kill a thread, so an overrunning
     call is abandoned: it keeps running in the background and its result is dropped. The thread
@@ -304,7 +320,7 @@ def _run_with_timeout(fn, kwargs: dict, timeout: float | None):
 
     def work():
         try:
-            outcome["result"] = fn(**kwargs)
+            outcome["result"] = fn()
         except BaseException as e:  # noqa: BLE001 - handed to the caller's thread below
             outcome["error"] = e
 
@@ -393,8 +409,13 @@ class Toolbox:
 
     def call(self, name: str, arguments_json: str | None, *, timeout: float | None = None,
              max_result_chars: int | None = 4000, approve=None,
-             repeat_guard: RepeatGuard | None = None) -> Outcome:
-        """Decide about one tool call and, if it passes every check, run it."""
+             repeat_guard: RepeatGuard | None = None, deadline: float | None = None) -> Outcome:
+        """Decide about one tool call and, if it passes every check, run it.
+
+        timeout:  seconds the tool may take, turning its result into text included
+        deadline: the run's end, as a time.perf_counter() value: the tool gets at most what is
+                  left of it once the checks (the approval hook too) have passed
+        """
         start = time.perf_counter()
 
         def refuse(message, **extra):
@@ -408,9 +429,9 @@ class Toolbox:
                           f"{', '.join(self.tools) or 'none'}")
         try:                                                              # 2. arguments
             arguments = json.loads(arguments_json or "{}")
-        except (json.JSONDecodeError, TypeError) as e:
-            return refuse(f"the arguments for {name} are not valid JSON ({e}); send one JSON "
-                          "object with the arguments by name")
+        except (ValueError, TypeError, RecursionError) as e:  # ValueError: JSONDecodeError too
+            return refuse(f"the arguments for {name} are not valid JSON ({_describe(e)}); send "
+                          "one JSON object with the arguments by name")
         if not isinstance(arguments, dict):
             return refuse(f"the arguments for {name} must be a JSON object, not "
                           f"{type(arguments).__name__}")
@@ -424,13 +445,28 @@ class Toolbox:
         denial = _approval(approve, name, arguments)                      # 4. approval
         if denial is not None:
             return refuse(f"not allowed: {denial}", arguments=arguments, denied=denial)
-        try:                                                              # 5. run
-            result = _run_with_timeout(self.tools[name].function, arguments, timeout)
+        if deadline is not None:  # the run's time left, counted after the approval hook
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return refuse("not run: the run's time limit was reached", arguments=arguments)
+            timeout = left if timeout is None else min(timeout, left)
+
+        def run_and_observe():  # 5. run, 6. observe: both within the timeout
+            result = self.tools[name].function(**arguments)
+            try:
+                return truncate(mask(to_text(result)), max_result_chars)
+            except Exception as e:
+                raise Unreadable(e) from e
+
+        try:
+            content, cut = _run_with_timeout(run_and_observe, timeout)
         except Overran:
             return refuse(f"{name} did not finish within {timeout:g} s and was abandoned",
                           arguments=arguments)
-        except Exception as e:
-            return refuse(f"{name} failed: {type(e).__name__}: {e}", arguments=arguments)
-        content, cut = truncate(mask(to_text(result)), max_result_chars)  # 6. observe
+        except Unreadable as e:
+            return refuse(f"{name} returned a result that cannot be read as text: "
+                          f"{_describe(e.__cause__)}", arguments=arguments)
+        except (Exception, SystemExit) as e:  # SystemExit: a tool that calls sys.exit or argparse
+            return refuse(f"{name} failed: {_describe(e)}", arguments=arguments)
         return Outcome(content, arguments=arguments, truncated_chars=cut,
                        seconds=time.perf_counter() - start)

@@ -8,6 +8,7 @@ prove the dangerous tool never runs. README.md's table "What hostile input does"
 import builtins
 import json
 import math
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -269,6 +270,78 @@ def test_tools_that_print_raise_return_junk_or_hang(capsys):
     assert len(big.content) < 4100 and big.truncated_chars == 996_000
     assert "did not finish within 0.1 s" in box.call("stuck", '{"x": 1}', timeout=0.1).error
     release.set()
+
+
+class Unprintable:
+    def __str__(self):
+        raise RuntimeError("no text for you")
+
+
+class UnprintableError(Exception):
+    def __str__(self):
+        raise RuntimeError("no message either")
+
+
+def deeper_than_the_recursion_limit() -> str:
+    """Arguments nested deeper than Python's recursion limit lets json parse. Read when the test
+    runs: some libraries raise the limit when they are imported."""
+    depth = sys.getrecursionlimit() + 100
+    return '{"n": ' + "[" * depth + "]" * depth + "}"
+
+
+def nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def exits(n: str) -> str:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="cli")
+    parser.add_argument("--n", type=int, required=True)
+    return str(parser.parse_args(n.split()).n)  # "--n three" makes argparse call sys.exit(2)
+
+
+def raises_unprintable(n: str) -> str:
+    raise UnprintableError()
+
+
+@pytest.mark.parametrize("result, arguments, says", [
+    (lambda n: math.factorial(2000), {"n": "1"},
+     "cannot be read as text: ValueError: Exceeds the limit"),  # over 4,300 digits
+    (lambda n: Unprintable(), {"n": "1"}, "cannot be read as text: RuntimeError: no text for you"),
+    (lambda n: {"value": Unprintable()}, {"n": "1"}, "cannot be read as text: RuntimeError"),
+    (lambda n: nested(100_000), {"n": "1"}, "cannot be read as text: RecursionError"),
+    (raises_unprintable, {"n": "1"}, "failed: UnprintableError (its message could not be read)"),
+    (exits, {"n": "--n three"}, "failed: SystemExit: 2"),
+    (lambda n: "ok", deeper_than_the_recursion_limit, "not valid JSON (RecursionError"),
+    (lambda n: "ok", '{"n": ' + "9" * 5000 + "}", "not valid JSON (ValueError: Exceeds the limit"),
+], ids=["a 5,736-digit integer", "an object without text", "a dict holding one",
+        "a list nested 100,000 deep", "an exception without a message", "argparse's sys.exit",
+        "arguments nested past the recursion limit", "a 5,000-digit integer argument"])
+def test_a_tool_result_or_arguments_that_break_python_come_back_as_an_error(result, arguments,
+                                                                            says):
+    """Whatever a tool returns or raises, and whatever arguments the model sends, the model
+    reads an error and the run goes on: none of these may end run_agent with an exception."""
+    def lookup(n: str):
+        """Look n up."""
+        return result(n)
+
+    if callable(arguments):
+        arguments = arguments()
+    sent = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    replies = iter([{"role": "assistant", "content": None, "tool_calls": [{
+        "id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": sent}}]},
+        {"role": "assistant", "content": "done"}])
+    room = Limits(max_output_tokens=max(len(sent), 1024), max_cost_usd=None)  # never cut short
+    run = run_agent("Look it up.", [tool(lookup)], limits=room,
+                    client=connect(respond=lambda *a, **k: next(replies)))
+    assert run.stop_reason == "answered" and run.answer == "done"
+    assert says in run.tool_calls[0].error
+    assert json.loads(run.tool_calls[0].result)["error"].startswith(run.tool_calls[0].error[:40])
+    assert json.loads(run.to_json())["steps"]  # the record is whole and can be saved
 
 
 # --- prompt injection, made safe ---------------------------------------------------------------
