@@ -97,13 +97,35 @@ def estimate_cost(response) -> float:
     """The US dollars one chat response cost, from its reported usage and its model's price.
 
     Works on agentlab's Response (priced as its client says) and on a raw SDK ChatCompletion
-    (priced as its `model`). Raises Unpriceable when the response reported no usage.
+    (priced as its `model`). Raises Unpriceable when its usage is missing or not counts
+    of tokens (reported_tokens).
     """
-    usage = getattr(response, "usage", None)
-    if usage is None or getattr(usage, "prompt_tokens", None) is None:
-        raise Unpriceable("the response reported no token usage, so its cost is unknown")
+    prompt_tokens, completion_tokens = reported_tokens(getattr(response, "usage", None))
     priced_as = getattr(response, "priced_as", None) or response.model
-    return cost_usd(priced_as, usage.prompt_tokens, usage.completion_tokens or 0)
+    return cost_usd(priced_as, prompt_tokens, completion_tokens)
+
+
+def reported_tokens(usage) -> tuple[int, int]:
+    """The prompt and completion tokens a response's usage reports, both counts of tokens.
+
+    Raises Unpriceable for anything else: no usage, a count left out, or one that is not a
+    whole number of zero or more (a negative count would hand money back to the budget, NaN
+    would make every comparison with it false).
+    Example: usage with prompt_tokens=85, completion_tokens=12 -> (85, 12)
+             usage with completion_tokens=None or -5 or nan  -> Unpriceable
+    """
+    if usage is None:
+        raise Unpriceable("the response reported no token usage, so its cost is unknown")
+    counts = []
+    for field in ("prompt_tokens", "completion_tokens"):
+        value = getattr(usage, field, None)
+        if isinstance(value, float) and value.is_integer():  # 12.0 is a count; nan, inf are not
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise Unpriceable(f"the response reported {field}={value!r}, not a count of "
+                              "tokens, so its cost is unknown")
+        counts.append(value)
+    return counts[0], counts[1]
 
 
 def _bytes(item) -> int:
@@ -164,7 +186,8 @@ class Budget:
         cost = estimate_cost(response)
         self.spent += cost
         self.last_cost = cost
-        self._known_tokens, self._known_messages = response.usage.prompt_tokens, messages_sent
+        self._known_tokens = reported_tokens(response.usage)[0]
+        self._known_messages = messages_sent
         return cost
 
     def overspent(self) -> str | None:
