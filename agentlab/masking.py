@@ -6,19 +6,36 @@ was given ("Incorrect API key provided: sk-..."). `mask` is applied where such t
 package (tool results and errors in tools.py, API errors in loop.py), and *before* any cut, so
 that no prefix of a key survives a truncation.
 
-What counts as a key: the value of OPENAI_API_KEY in the environment, and anything shaped like
-an OpenAI-style key ("sk-" followed by at least 8 key characters). Left out on purpose: other
-providers' key shapes, and keys split across two messages.
+What counts as a key: the value of OPENAI_API_KEY in the environment, even wrapped across lines
+or with invisible characters inside it, and anything shaped like an OpenAI-style key ("sk-"
+followed by at least 8 key characters, not glued to a letter or digit before it). Left out on
+purpose: other providers' key shapes, keys split across two messages, and keys encoded
+(base64, URL-encoding, JSON escapes), which no pattern can find without false alarms.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import urllib.parse
 
-KEY_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_*-]{8,}")
+# Not \b: "OPENAI_API_KEY_sk-..." or a key glued to a non-English word must be found too.
+KEY_SHAPE = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_*-]{8,}")
 MASK = "[masked key]"
+# What may sit between two characters of a key that text wrapped or pasted: white space
+# (a line break, a tab) and the zero-width characters that copying from a web page can leave.
+INSIDE_A_KEY = r"[\s\u200b-\u200d\u2060\ufeff]*"
+
+
+@functools.lru_cache(maxsize=4)
+def _key_pattern(key: str) -> re.Pattern:
+    """The environment's key, allowing white space or zero-width characters between its
+    characters.
+
+    Example: for "sk-abc12345", "sk-abc\n12345" and "sk-abc\u200b12345" both match
+    """
+    return re.compile(INSIDE_A_KEY.join(re.escape(character) for character in key))
 
 
 def mask(text: str) -> str:
@@ -29,9 +46,9 @@ def mask(text: str) -> str:
     """
     if not isinstance(text, str):
         return text
-    key = os.environ.get("OPENAI_API_KEY")
-    if key and len(key) >= 8:
-        text = text.replace(key, MASK)
+    key = os.environ.get("OPENAI_API_KEY", "").strip()
+    if len(key) >= 8:
+        text = _key_pattern(key).sub(MASK, text)
     return KEY_SHAPE.sub(MASK, text)
 
 

@@ -33,6 +33,7 @@ longer (httpx's read timeout is per read, not per response); streaming is not us
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import time
 from typing import Any
@@ -46,6 +47,8 @@ DEFAULT_TUTOR_PRICE = "gpt-4o-mini"  # the real model whose prices the tutor is 
 OFFLINE_BASE_URL = "http://tutor.agentlab.invalid/v1"  # never resolved: the transport answers
 RETRY_STATUSES = {408, 409, 429} | set(range(500, 600))  # the SDK's own rule for what to retry
 FIRST_RETRY_WAIT = 0.5  # seconds; doubles on each retry, as the SDK's does
+MAX_BACKOFF = 8.0       # seconds: the SDK's longest backoff
+MAX_RETRY_AFTER = 120.0  # seconds: a server asking for longer is not retried (the SDK's rule)
 
 
 @dataclasses.dataclass
@@ -106,8 +109,10 @@ class ChatClient:
         if not getattr(completion, "choices", None):
             raise ValueError("the API returned a malformed response: no choices in it")
         choice = completion.choices[0]
-        message = {"role": "assistant", "content": choice.message.content}
-        calls = list(choice.message.tool_calls or [])
+        # A key in a reply (a model echoing what it was told) is masked as it enters, like a
+        # tool's result: the records, the next request and the tools see "[masked key]".
+        message = {"role": "assistant", "content": redact(choice.message.content)}
+        calls = [_masked_call(c) for c in choice.message.tool_calls or []]
         if calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function",
@@ -140,25 +145,51 @@ class ChatClient:
         return f"<ChatClient {self.default_model} via {where}, priced as {self.priced_as()}>"
 
 
+def _masked_call(call):
+    """An SDK tool call with any key in its arguments masked (the call itself if none is)."""
+    arguments = getattr(call.function, "arguments", None)
+    if not isinstance(arguments, str) or redact(arguments) == arguments:
+        return call
+    function = call.function.model_copy(update={"arguments": redact(arguments)})
+    return call.model_copy(update={"function": function})
+
+
 def _retry_wait(error, attempt: int) -> float | None:
     """Seconds to wait before retrying a failed call, or None if it must not be retried.
 
-    Example: a 429 with "retry-after-ms: 10" -> 0.01; a 500 on the 2nd attempt -> 1.0; a 400 -> None
+    The SDK's rule: a server's retry-after (or retry-after-ms) is honoured when it is a number
+    of seconds above 0 and at most two minutes; a longer one means "do not retry"; anything else
+    (0, negative, NaN, infinity, an HTTP date, junk) gets the usual backoff of 0.5 s, 1 s, 2 s ... (at
+    most 8 s).
+    Example: a 429 with "retry-after-ms: 10" -> 0.01; a 500 on the 2nd attempt -> 1.0;
+             a 429 with "retry-after: 600" -> None; a 400 -> None
     """
+    backoff = min(FIRST_RETRY_WAIT * 2 ** attempt, MAX_BACKOFF)
     response = getattr(error, "response", None)
     if response is None:  # no response at all: a dropped connection or a timeout
-        return FIRST_RETRY_WAIT * 2 ** attempt
+        return backoff
     if response.status_code not in RETRY_STATUSES:
         return None
-    headers = response.headers
-    try:
-        if "retry-after-ms" in headers:
-            return float(headers["retry-after-ms"]) / 1000
-        if "retry-after" in headers:
-            return float(headers["retry-after"])
-    except ValueError:
-        pass  # an HTTP date or junk: use the usual backoff
-    return FIRST_RETRY_WAIT * 2 ** attempt
+    asked = _retry_after(response.headers)
+    if asked is None or not math.isfinite(asked) or asked <= 0:
+        return backoff
+    if asked > MAX_RETRY_AFTER:
+        return None
+    return asked
+
+
+def _retry_after(headers) -> float | None:
+    """The seconds a server asked us to wait, from retry-after-ms or retry-after, if a number.
+
+    Example: {"retry-after-ms": "250"} -> 0.25; {"retry-after": "2"} -> 2.0;
+             {"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"} -> None
+    """
+    for header, per_second in (("retry-after-ms", 1000), ("retry-after", 1)):
+        try:
+            return float(headers[header]) / per_second
+        except (KeyError, ValueError):
+            continue
+    return None
 
 
 def is_tutor(model: str | None) -> bool:

@@ -131,7 +131,9 @@ class Run:
             "cost_usd": self.cost_usd, "tool_calls": len(self.tool_calls)}}
 
     def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        # masked again on the way out, like everything printed: a Run made by hand or loaded
+        # from a file did not pass through the masking where text enters the package
+        return redact(json.dumps(self.to_dict(), indent=indent, ensure_ascii=False))
 
     @classmethod
     def from_dict(cls, data: dict) -> Run:
@@ -185,9 +187,9 @@ class Run:
         head = ("<tr><th>step</th><th>model asked / answered &rarr; our code observed</th>"
                 "<th>prompt tok</th><th>completion tok</th><th>cost</th></tr>")
         detail = f" ({e(self.stop_detail)})" if self.stop_detail else ""
-        return (f"<div><p><b>{e(self.task)}</b><br>{e(self.summary())}{detail}</p>"
-                f"<table>{head}{''.join(rows)}</table>"
-                f"<p><b>Answer:</b> {e(self.answer or '(none)')}</p></div>")
+        return redact(f"<div><p><b>{e(self.task)}</b><br>{e(self.summary())}{detail}</p>"
+                      f"<table>{head}{''.join(rows)}</table>"
+                      f"<p><b>Answer:</b> {e(self.answer or '(none)')}</p></div>")
 
 
 def _cut(text: str, limit: int) -> str:
