@@ -28,7 +28,7 @@ import time
 
 from .masking import mask, public_url
 from .models import connect
-from .pricing import Budget, Unpriceable
+from .pricing import Budget, Unpriceable, reported_tokens
 from .records import Run, Step, ToolCall, print_step
 from .tools import Outcome, RepeatGuard, Toolbox
 
@@ -88,6 +88,15 @@ class StopRun(Exception):
     """
 
 
+class ObserverFailed(Exception):
+    """An on_step observer raised: the run stops with "error" and names it."""
+
+    def __init__(self, observer, error: Exception):
+        name = getattr(observer, "__name__", type(observer).__name__)
+        super().__init__(f"the on_step observer {name} raised {_describe(error)}; the run "
+                         "stopped there, with its steps kept")
+
+
 class Deadline:
     """The run's wall clock."""
 
@@ -99,6 +108,10 @@ class Deadline:
 
     def left(self) -> float | None:
         return None if self.seconds is None else self.seconds - self.elapsed()
+
+    def end(self) -> float | None:
+        """When the run must end, as a time.perf_counter() value (None: no time limit)."""
+        return None if self.seconds is None else self.start + self.seconds
 
     def expired(self) -> bool:
         return self.seconds is not None and self.elapsed() >= self.seconds
@@ -120,7 +133,13 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
     if not isinstance(task, str):
         raise TypeError(f"the task must be text (a str), not {type(task).__name__}: "
                         "run_agent('What is 2 + 2?', [calculate])")
-    limits = limits or Limits()
+    if limits is None:
+        limits = Limits()
+    elif not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a Limits, e.g. Limits(max_steps=3), not "
+                        f"{type(limits).__name__}" + (": from a dict, Limits(**your_dict)"
+                                                      if isinstance(limits, dict) else ""))
+    task = mask(task)  # a key typed into the task never reaches the model or the records
     client = client or connect(model)
     model = model or client.default_model
     toolbox = Toolbox.of(tools)
@@ -166,6 +185,8 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
     except (KeyboardInterrupt, StopRun) as e:
         steps.cut_short()  # the step in progress is paid for: the observers see it too
         return end(run, clock, interrupted(e))
+    except ObserverFailed as e:
+        return end(run, clock, Stop("error", str(e)))
     return end(run, clock, Stop("max_steps", f"the step limit of {limits.max_steps} was reached"))
 
 
@@ -184,11 +205,13 @@ class Steps:
     def paid(self, index: int, response, messages_sent: int, last: Stop | None) -> Step:
         """A step is recorded as soon as its model call returns: that call is paid for, and a
         Ctrl-C during the tool calls must not lose it."""
-        usage = response.usage
+        try:
+            prompt_tokens, completion_tokens = reported_tokens(response.usage)
+        except Unpriceable:  # the budget check that follows stops the run and says why
+            prompt_tokens, completion_tokens = 0, 0
         step = Step(index=index, message=response.message, request_messages=messages_sent,
                     model_seconds=response.latency_s, wind_down=bool(last),
-                    prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                    completion_tokens=getattr(usage, "completion_tokens", 0) or 0)
+                    prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         self.run.steps.append(step)
         return step
 
@@ -196,7 +219,12 @@ class Steps:
         step.tool_seconds = sum(c.seconds for c in step.tool_calls)
         self.seen = len(self.run.steps)
         for observe in self.observers:
-            observe(step)
+            try:
+                observe(step)
+            except StopRun:
+                raise
+            except Exception as e:  # a broken observer stops the run; the Run is still returned
+                raise ObserverFailed(observe, e) from e
 
     def cut_short(self) -> None:
         """Show the observers a step that Ctrl-C or a Stop ended before it finished: its paid
@@ -206,7 +234,7 @@ class Steps:
             return
         try:
             self.finished(self.run.steps[-1])  # marks it seen before the observers run
-        except (KeyboardInterrupt, StopRun):
+        except (KeyboardInterrupt, StopRun, ObserverFailed):
             pass
 
 
@@ -272,14 +300,14 @@ def interrupted(error: BaseException) -> Stop:
 # --- acting and observing --------------------------------------------------------------------
 
 def act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repeats) -> Outcome:
-    """Run one tool call through the toolbox's checks, within what is left of the time limit."""
+    """Run one tool call through the toolbox's checks, within what is left of the time limit
+    (measured once the checks have passed: a slow approval hook uses up the tool's time)."""
     left = clock.left()
     if left is not None and left <= 0:
         message = "not run: the run's time limit was reached"
         return Outcome(f'{{"error": "{message}"}}', error=message)
-    timeouts = [t for t in (limits.tool_timeout, left) if t is not None]
     return toolbox.call(call.function.name, call.function.arguments,
-                        timeout=min(timeouts) if timeouts else None,
+                        timeout=limits.tool_timeout, deadline=clock.end(),
                         max_result_chars=limits.max_result_chars, approve=approve,
                         repeat_guard=repeats)
 

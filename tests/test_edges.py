@@ -568,7 +568,7 @@ def test_a_tool_call_after_the_deadline_is_not_run(left):
 
     from agentlab.loop import act
 
-    clock = SimpleNamespace(left=lambda: left)
+    clock = SimpleNamespace(left=lambda: left, end=lambda: time.perf_counter() + left)
     outcome = act(Toolbox([calculate]), stub_call(), Limits(), clock, None, None)
     if left <= 0:
         assert outcome.content == '{"error": "not run: the run\'s time limit was reached"}'
@@ -583,8 +583,8 @@ def test_a_tool_call_with_no_time_limits_at_all_runs():
     from agentlab.loop import act
 
     limits = Limits(tool_timeout=None, max_seconds=None)
-    outcome = act(Toolbox([calculate]), stub_call(), limits, SimpleNamespace(left=lambda: None),
-                  None, None)
+    no_limit = SimpleNamespace(left=lambda: None, end=lambda: None)
+    outcome = act(Toolbox([calculate]), stub_call(), limits, no_limit, None, None)
     assert outcome.content == "2"
 
 
@@ -713,3 +713,186 @@ def test_the_budget_counts_every_step_not_just_the_last():
                     limits=Limits(max_cost_usd=budget, max_steps=40, max_output_tokens=100))
     assert run.stop_reason == "max_cost" and 2 < len(run.steps) < 40
     assert run.cost_usd <= budget
+
+
+# --- usage that is not a count of tokens fails closed ------------------------------------------
+
+def usage_set_to(field, value, steps=(0,)):
+    """A transport whose replies report `field` as `value` (None: left out) on the given steps."""
+    seen = []
+
+    def handler(method, path, body):
+        status, payload, delay = handle(method, path, body)
+        if status == 200:
+            if len(seen) in steps:
+                if value is None:
+                    del payload["usage"][field]
+                else:
+                    payload["usage"][field] = value
+            seen.append(1)
+        return status, payload, delay
+    return make_transport(handler)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("prompt_tokens", -10**6), ("completion_tokens", -10**6), ("completion_tokens", None),
+    ("prompt_tokens", None), ("prompt_tokens", 2.5), ("completion_tokens", "many")])
+def test_usage_that_is_not_a_count_stops_the_run_as_over_budget(field, value):
+    """A negative count would hand money back to the budget, a missing one would be charged as
+    zero: each makes the response unpriceable, and the budget fails closed at that step."""
+    client = connect("tutor", transport=usage_set_to(field, value))
+    run = run_agent(COAT, COURSE_TOOLS, client=client,
+                    limits=Limits(max_cost_usd=0.002, max_steps=30))
+    assert run.stop_reason == "max_cost" and len(run.steps) == 1
+    assert f"reported {field}={value!r}, not a count of tokens" in run.stop_detail
+    step = run.steps[0]
+    assert step.cost_estimated and step.cost_usd > 0 and run.cost_usd <= 0.002
+    assert step.prompt_tokens >= 0 and step.completion_tokens >= 0
+
+
+@pytest.mark.parametrize("value", [True, -1, 2.5, math.nan, math.inf, "12", None])
+def test_reported_tokens_takes_only_whole_numbers_of_zero_or_more(value):
+    from types import SimpleNamespace
+
+    from agentlab.pricing import Unpriceable, reported_tokens
+
+    assert reported_tokens(SimpleNamespace(prompt_tokens=7, completion_tokens=0)) == (7, 0)
+    with pytest.raises(Unpriceable, match="not a count of tokens"):
+        reported_tokens(SimpleNamespace(prompt_tokens=7, completion_tokens=value))
+
+
+def test_a_whole_number_sent_as_a_float_is_still_a_count():
+    client = connect("tutor", transport=usage_set_to("completion_tokens", 40.0, steps=range(9)))
+    run = run_agent(COAT, COURSE_TOOLS, client=client)
+    assert run.stop_reason == "answered" and run.steps[0].completion_tokens == 40
+    assert not any(s.cost_estimated for s in run.steps)
+
+
+def test_without_a_budget_an_unpriceable_reply_does_not_stop_the_run():
+    client = connect("tutor", transport=usage_set_to("completion_tokens", None))
+    run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=None))
+    assert run.stop_reason == "answered" and run.steps[0].cost_estimated
+
+
+# --- a server's retry-after, read as the SDK reads it ------------------------------------------
+
+@pytest.mark.parametrize("headers, attempt, wait", [
+    ({"retry-after": "2"}, 0, 2.0), ({"retry-after": "120"}, 0, 120.0),
+    ({"retry-after": "121"}, 0, None), ({"retry-after": "1e9"}, 0, None),  # too long: no retry
+    ({"retry-after": "nan"}, 1, 1.0), ({"retry-after": "-5"}, 0, 0.5),
+    ({"retry-after": "0"}, 0, 0.5), ({"retry-after": "inf"}, 0, 0.5),
+    ({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}, 0, 0.5),
+    ({"retry-after-ms": "junk", "retry-after": "3"}, 0, 3.0), ({}, 10, 8.0)])
+def test_a_retry_after_that_is_not_a_sensible_wait_gets_the_backoff(headers, attempt, wait):
+    import httpx
+    import openai
+
+    response = httpx.Response(429, headers=headers, request=httpx.Request("POST", "http://x"))
+    error = openai.APIStatusError("x", response=response, body=None)
+    assert models._retry_wait(error, attempt) == wait
+
+
+def test_a_nan_retry_after_is_retried_and_the_run_recovers():
+    failed = []
+
+    def rate_limited_once(method, path, body):
+        if not failed:
+            failed.append(1)
+            return 429, {"error": {"message": "slow down", "type": "rate_limit", "param": None,
+                                   "code": None}}, 0.0, {"retry-after": "nan"}
+        return handle(method, path, body)
+
+    client = connect("tutor", transport=make_transport(rate_limited_once))
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, client=client)
+    assert failed and run.stop_reason == "answered"
+
+
+# --- keys: wrapped, glued, typed into the task, echoed by the model ---------------------------
+
+@pytest.mark.parametrize("text", [
+    "\n".join(FAKE_KEY[i:i + 20] for i in range(0, len(FAKE_KEY), 20)),  # wrapped at 20
+    FAKE_KEY[:10] + "\u200b" + FAKE_KEY[10:],  # a zero-width space pasted from a web page
+    FAKE_KEY[:12] + " \t" + FAKE_KEY[12:]])
+def test_the_environments_key_is_masked_even_wrapped_or_with_invisible_characters(text,
+                                                                                   monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    assert mask(f"key: {text}.") == f"key: {MASK}."
+
+
+@pytest.mark.parametrize("text, masked", [
+    ("OPENAI_API_KEY_sk-abcdefgh1234", f"OPENAI_API_KEY_{MASK}"),
+    ("ключsk-abcdefgh1234", f"ключ{MASK}"), ("(sk-abcdefgh1234)", f"({MASK})"),
+    ("task-management-app", "task-management-app"), ("risk-assessment-2026", "risk-assessment-2026"),
+    ("xsk-abcdefgh1234", "xsk-abcdefgh1234")])
+def test_a_key_shape_glued_to_a_word_is_masked_but_words_ending_in_sk_are_not(text, masked,
+                                                                               monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert mask(text) == masked
+
+
+def test_a_key_typed_into_the_task_or_echoed_by_the_model_reaches_no_record(monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    sent = []
+
+    @tool
+    def call_api(key: str) -> str:
+        """Call an API with a key."""
+        sent.append(key)
+        return "ok"
+
+    def respond(model, messages, tools, tool_choice, **options):
+        sent.append(json.dumps(messages))
+        if messages[-1]["role"] == "tool":
+            return {"role": "assistant", "content": f"Done with key {FAKE_KEY}"}
+        return {"role": "assistant", "content": f"Using {FAKE_KEY}", "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": "call_api", "arguments": json.dumps({"key": FAKE_KEY})}}]}
+
+    run = run_agent(f"Use my key {FAKE_KEY} to call the API", [call_api],
+                    client=connect(respond=respond), on_step=print_step)
+    shown = [*sent, run.task, run.answer, run.tool_calls[0].arguments, run.to_json(), repr(run),
+             run._repr_html_(), capsys.readouterr().out]
+    assert run.stop_reason == "answered"
+    for text in shown:
+        assert FAKE_KEY[3:15] not in text
+    assert MASK in run.task and MASK in run.answer
+
+
+# --- an observer that breaks, limits given the wrong way, a slow approval hook ----------------
+
+def test_an_observer_that_raises_stops_the_run_and_the_run_is_kept():
+    def broken_display(step):
+        raise ValueError("display bug")
+
+    run = run_agent(COAT, COURSE_TOOLS, on_step=broken_display)
+    assert run.stop_reason == "error" and len(run.steps) == 1 and run.cost_usd > 0
+    assert run.stop_detail.startswith("the on_step observer broken_display raised ValueError: "
+                                      "display bug")
+    tool_replies = [m for m in run.messages if m["role"] == "tool"]
+    assert len(tool_replies) == len(run.messages[2]["tool_calls"])  # every call answered
+
+
+@pytest.mark.parametrize("limits", [{}, {"max_steps": 1}, 3])
+def test_limits_given_as_a_dict_or_a_number_name_the_fix(limits):
+    with pytest.raises(TypeError, match=r"limits must be a Limits, e\.g\. Limits\(max_steps=3\)"):
+        run_agent("What is 2 + 2?", limits=limits)
+
+
+def test_the_time_an_approval_hook_takes_counts_against_the_run():
+    def slow_approval(name, arguments):
+        time.sleep(0.6)
+        return True
+
+    @tool
+    def slow(x: int) -> str:
+        """Takes five seconds."""
+        time.sleep(5)
+        return "late"
+
+    start = time.perf_counter()
+    run = run_agent("go", [slow], approve=slow_approval, limits=Limits(max_seconds=1),
+                    client=connect(respond=call_then_answer("slow", {"x": 1})))
+    assert time.perf_counter() - start < 1 + SLACK_SECONDS
+    assert run.stop_reason == "max_seconds"
+    assert "did not finish within 0.3" in run.tool_calls[0].error or \
+        "did not finish within 0.4" in run.tool_calls[0].error
