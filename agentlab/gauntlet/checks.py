@@ -232,10 +232,11 @@ def check_budget(run_agent, timeout: float) -> Entry:
         late = f", {late_calls} of them after the budget was spent" if late_calls else ""
         runs.append(f"{_requests(trial)} with max_cost_usd={budget}{late}{over}, "
                     f"{_returned(trial)}")
-        calls = len(trial.requests)
-        same = len(trials) > 1 and calls >= len(trials[0].requests)
+        calls, calls_before = len(trial.requests), len(trials[0].requests)
+        same = len(trials) > 1 and calls >= calls_before
         if same:  # the smaller budget did not stop the run sooner: max_cost_usd was not read
-            hint = (f"made {calls} calls with max_cost_usd={budget}, as with "
+            how_many = "as with" if calls == calls_before else f"more than {calls_before} with"
+            hint = (f"made {calls} calls with max_cost_usd={budget}, {how_many} "
                     f"max_cost_usd={first}: the loop ignores its max_cost_usd argument; add up "
                     "estimate_cost(response) and stop once it passes max_cost_usd")
         if late_calls or same:
