@@ -107,7 +107,10 @@ def test_the_chapters_listing_holds_its_own_guardrails_and_breaks_the_rest():
                            "truncation", "observability", "unanswered_tool_calls"]
     assert "JSONDecodeError" in report["bad_json"].loop
     assert "over the budget" in report["budget"].loop
-    assert report["budget"].calls == 3  # crossed on the third call, then stopped
+    # Crossed on the third call, then stopped; with a budget below one call's cost, on the first.
+    assert "made 3 model calls with max_cost_usd=0.001," in report["budget"].loop
+    assert "made 1 model call with max_cost_usd=0.0003," in report["budget"].loop
+    assert "made 5 model calls with max_steps=5" in report["max_steps"].loop
     assert "no longer valid JSON" in report["truncation"].loop
     assert "did not return within 0.5 s" in report["time"].loop
     assert "8 times" in report["repeats"].loop
@@ -270,18 +273,234 @@ def test_observability_counts_log_records_that_pass_the_loggers_level():
             if not response.tool_calls:
                 return response.message["content"]
             for call in response.tool_calls:
-                logger.info("step %d: %s", step, call.function.name)
+                if names_only:
+                    logger.info("step %d: %s", step, call.function.name)
+                else:
+                    logger.info("step %d: %s(%s)", step, call.function.name,
+                                call.function.arguments)
                 result = tool_impls[call.function.name](**json.loads(call.function.arguments))
                 messages.append({"role": "tool", "tool_call_id": call.id,
                                  "content": json.dumps(result)})
         return "Stopped."
 
+    names_only = False
     try:
         assert grade(logs, only=["observability"]).held == ["observability"]
-        logger.setLevel(logging.WARNING)  # now the records are filtered out: nothing is seen
+        names_only = True  # the tool's name alone does not show which call ran
         assert grade(logs, only=["observability"]).broken == ["observability"]
+        names_only = False
+        logger.setLevel(logging.WARNING)  # now the records are filtered out: nothing is seen
+        entry = grade(logs, only=["observability"])["observability"]
+        assert not entry.held and "printed or logged 0 lines" in entry.loop
     finally:
         logger.setLevel(logging.NOTSET)
+
+
+# --- loops that game the checks: hard-coded numbers, a menu printed instead of the calls ----
+# Probes from an outside review: each held every check it ran before the checks with a limit
+# ran twice, with different numbers, and before observability asked for the call itself.
+
+
+def hard_coded_three_steps(user_message, tools, tool_impls, client, model, max_steps=10,
+                           max_cost_usd=0.50):
+    """Never reads max_steps or max_cost_usd, has no budget code: always 3 model calls."""
+    messages = [{"role": "user", "content": user_message}]
+    for step in range(3):
+        response = client.chat(model=model, messages=messages, tools=tools)
+        messages.append(response.message)
+        if not response.tool_calls:
+            return response.message["content"]
+        for call in response.tool_calls:
+            print("calling", call.function.name)
+            result = tool_impls[call.function.name](**json.loads(call.function.arguments))
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": json.dumps(result)})
+    return "Stopped."
+
+
+def test_a_loop_that_hard_codes_its_step_count_breaks_max_steps_budget_and_repeats():
+    report = grade(hard_coded_three_steps, only=["max_steps", "budget", "repeats"])
+    assert report.broken == ["max_steps", "budget", "repeats"]
+    assert report["max_steps"].hint.startswith(
+        "made 3 calls with max_steps=5: the loop ignores its max_steps argument")
+    assert "'Stopped.', which does not say the step limit stopped it" in report["max_steps"].loop
+    assert report["budget"].hint.startswith(
+        "made 3 calls with max_cost_usd=0.0003, as with max_cost_usd=0.001: the loop ignores its "
+        "max_cost_usd argument")
+    assert "2 of them after the budget was spent" in report["budget"].loop
+    assert "none was refused as a repeat" in report["repeats"].loop
+
+
+def test_a_gamer_with_a_tool_timeout_breaks_exactly_the_rows_it_games():
+    def gamer(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        """Always 3 model calls, no budget code, prints the tools offered instead of the call;
+        every call goes through the from-scratch loop's timeout, so it never hangs."""
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(3):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                print("tools offered:", [t["function"]["name"] for t in tools])
+                try:
+                    arguments = json.loads(call.function.arguments)
+                    result = call_with_timeout(tool_impls[call.function.name], arguments,
+                                               TOOL_TIMEOUT_S)
+                except Exception as e:
+                    result = {"error": str(e)}
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result, default=str)[:4000]})
+        return "Stopped."
+
+    report = grade(gamer)
+    assert report.broken == ["max_steps", "budget", "observability", "repeats"]
+    assert "ignores its max_steps argument" in report["max_steps"].hint
+    assert "ignores its max_cost_usd argument" in report["budget"].hint
+
+
+def with_changes(*, steps=None, budget=None, stop_text=None, show=None):
+    """from_scratch with one change: a fixed step count or budget instead of the argument,
+    another sentence when the step limit stops it, or another line printed for each call."""
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages = [{"role": "user", "content": user_message}]
+        spent, history = 0.0, []
+        for step in range(steps or max_steps):
+            if show == "the tools offered":  # before each model call, as a progress line
+                print(f"step {step}: offering {[t['function']['name'] for t in tools]}")
+            response = client.chat(model=model, messages=messages, tools=tools)
+            spent += estimate_cost(response)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                if show is None:
+                    print(f"step {step}: {call.function.name}({call.function.arguments})")
+                result = run_one_call(call.function.name, call.function.arguments, tool_impls,
+                                      history)
+                if show == "the result":
+                    print(f"{call.function.name} returned {result}")
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result, default=str)[:MAX_RESULT_CHARS]})
+            if spent > (budget or max_cost_usd):
+                return "Stopped: over budget."
+        return "Stopped: step limit reached." if stop_text is None else stop_text(max_steps)
+    return loop
+
+
+def test_a_loop_that_hard_codes_its_budget_breaks_budget_only():
+    report = grade(with_changes(budget=0.001))
+    assert report.broken == ["budget"]
+    assert "made 3 model calls with max_cost_usd=0.001," in report["budget"].loop
+    assert "ignores its max_cost_usd argument" in report["budget"].hint
+
+
+def test_a_loop_without_budget_code_breaks_budget():
+    report = grade(with_changes(budget=float("inf")), only=["budget"])
+    assert report.broken == ["budget"]
+    assert "after the budget was spent" in report["budget"].loop
+
+
+@pytest.mark.parametrize("steps, evidence", [
+    (3, "made 3 calls with max_steps=5: the loop ignores its max_steps argument"),
+    (4, "made 4 model calls with max_steps=3"),
+])
+def test_a_loop_that_hard_codes_its_step_limit_breaks_max_steps_only(steps, evidence):
+    report = grade(with_changes(steps=steps))
+    # Only max_steps breaks. budget holds: the smaller budget stops the run at its first call,
+    # before the fixed count matters. repeats holds: the third identical call is refused.
+    assert report.broken == ["max_steps"]
+    assert evidence in report["max_steps"].hint + report["max_steps"].loop
+
+
+def test_one_step_short_of_the_limit_breaks_max_steps():
+    entry = grade(with_changes(stop_text=None, steps=None), only=["max_steps"])["max_steps"]
+    assert entry.held  # the unchanged loop, for contrast
+
+    def one_short(user_message, tools, tool_impls, client, model, max_steps=10, **limits):
+        return with_changes(steps=max(max_steps - 1, 1))(user_message, tools, tool_impls,
+                                                          client, model, max_steps, **limits)
+    entry = grade(one_short, only=["max_steps"])["max_steps"]
+    assert not entry.held and "the loop stops before its limit" in entry.hint
+
+
+@pytest.mark.parametrize("stop_text", [
+    lambda n: "Stopped: step limit reached.",
+    lambda n: f"Stopped after {n} model calls without an answer.",
+    lambda n: "Reached max_steps before the model answered.",
+    lambda n: "I ran out of turns.",
+    lambda n: "Too many iterations, giving up.",
+    lambda n: f"Gave up: no answer within {n}.",
+], ids=["listing", "calls", "max_steps", "turns", "iterations", "the number"])
+def test_the_step_limit_sentence_may_be_worded_as_a_student_would(stop_text):
+    assert grade(with_changes(stop_text=stop_text), only=["max_steps"]).held == ["max_steps"]
+
+
+@pytest.mark.parametrize("stop_text", [
+    lambda n: "Stopped.", lambda n: "", lambda n: "Done", lambda n: "Stopped: over budget.",
+], ids=["stopped", "empty", "done", "the wrong limit"])
+def test_a_step_limit_sentence_that_says_nothing_breaks_max_steps(stop_text):
+    entry = grade(with_changes(stop_text=stop_text), only=["max_steps"])["max_steps"]
+    assert not entry.held
+    assert "does not say the step limit stopped it" in entry.loop
+    assert "Stopped: step limit reached (3 steps)." in entry.hint
+
+
+def test_a_loop_that_winds_down_may_return_the_models_last_answer():
+    def winds_down(user_message, tools, tool_impls, client, model, max_steps=10,
+                   max_cost_usd=0.50):
+        """The last step the limit allows asks for an answer (tool_choice="none")."""
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(max_steps):
+            last = step == max_steps - 1
+            response = client.chat(model=model, messages=messages, tools=tools,
+                                   tool_choice="none" if last else None)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                result = tool_impls[call.function.name](**json.loads(call.function.arguments))
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result)})
+        return "Stopped: step limit reached."
+
+    entry = grade(winds_down, only=["max_steps"])["max_steps"]
+    assert entry.held, entry
+    assert "returned 'Here is my answer: all done.'" in entry.loop
+
+
+@pytest.mark.parametrize("show, held", [
+    ("the tools offered", False), ("the result", True), (None, True),
+])
+def test_observability_asks_for_the_call_not_the_menu(show, held):
+    entry = grade(with_changes(show=show), only=["observability"])["observability"]
+    assert entry.held == held, entry
+    if not held:
+        assert "named without its arguments or result: calculate, lookup_order" in entry.loop
+
+
+def test_a_loop_that_stops_at_the_first_repeat_holds_repeats():
+    def stops_on_a_repeat(user_message, tools, tool_impls, client, model, max_steps=10,
+                          max_cost_usd=0.50):
+        messages, seen = [{"role": "user", "content": user_message}], set()
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                key = (call.function.name, call.function.arguments)
+                if key in seen:
+                    return f"Stopped: {call.function.name} was asked for again."
+                seen.add(key)
+                result = tool_impls[call.function.name](**json.loads(call.function.arguments))
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result)})
+        return "Stopped: step limit reached."
+
+    entry = grade(stops_on_a_repeat, only=["repeats"])["repeats"]
+    assert entry.held, entry
+    assert "ran track_parcel('P-1') 1 times over 2 model calls" in entry.loop
 
 
 # --- the report ------------------------------------------------------------------------------

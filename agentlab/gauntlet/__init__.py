@@ -8,7 +8,7 @@
 
     run_agent(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50)
 
-Each check runs it once against a scripted, misbehaving model (a persona of the tutor whose
+Each check runs it against a scripted, misbehaving model (a persona of the tutor whose
 misbehaviour is written out reply by reply, in agentlab/gauntlet/scripted.py) and hostile
 tools. The gauntlet never reads your code: it watches through the `client` it hands you, which
 records every request (the messages and tools sent, what each response cost by
@@ -16,7 +16,11 @@ records every request (the messages and tools sent, what each response cost by
 are charged at gpt-4o-mini's prices. Use `client.chat(model=model, messages=..., tools=tools)`
 as the chapter does.
 
-Every check first asks that the run ends and returns text: a loop that raises, returns
+A check whose verdict depends on a limit's value runs the loop twice, with different numbers
+(max_steps and budget; as otter's hidden variants do): a loop that hard-codes a count instead of
+reading its argument does the same thing at both settings, and is broken.
+
+Every check first asks that each run ends and returns text: a loop that raises, returns
 something other than a str, or has not returned after `timeout` seconds (2 by default) is
 broken, with what it raised or returned as the evidence. Then:
 
@@ -25,12 +29,16 @@ The chapter's guardrails
                    call offered the tools, the tool ran once, its result went back in a tool
                    message, and run_agent returned the model's answer text (surrounding
                    whitespace aside).
-    max_steps      the model never stops asking for tools. run_agent gets max_steps=3. Held: at
-                   most 3 model calls.
+    max_steps      the model never stops asking for tools. run_agent gets max_steps=3, then
+                   max_steps=5. Held: exactly 3, then 5 model calls, and the returned text says
+                   the step limit stopped the run (it names steps, calls, turns, iterations, the
+                   maximum or the limit's number; "Stopped." does not). A loop that winds down
+                   (its last call sends tool_choice="none") may return the model's answer.
     budget         every call costs about $0.0004 (long musings with each tool call); run_agent
-                   gets max_cost_usd=0.001. Held: no model call is made once the responses so far
-                   cost more than the budget. The chapter's pay-then-check holds: it may cross the
-                   budget by one call, then stops.
+                   gets max_cost_usd=0.001, then 0.0003 (less than one call). Held: no model call
+                   is made once the responses so far cost more than the budget, and the smaller
+                   budget stops the run after fewer calls. The chapter's pay-then-check holds: it
+                   may cross the budget by one call, then stops.
     allowlist      the model asks for delete_files, a tool that is neither in `tools` nor in
                    `tool_impls`. Held: no tool runs for that call, the call is answered with a
                    (non-empty) tool message, and the run goes on to the next call. The allowlist
@@ -46,18 +54,22 @@ The chapter's guardrails
                    is longer than 20,000 characters. (The API refuses a body over 1 MB, so a loop
                    that does not cut crashes on its next call.) A cut that leaves invalid JSON,
                    or ends with no marker saying it was cut, still holds; the evidence says so.
-    observability  the model calls calculate, then lookup_order, then answers. Held: each tool's
-                   name is printed or logged while the run goes, after the call was asked for and
-                   before the next model call. Observed: stdout and stderr (swapped for a buffer
-                   during every check, so your prints do not fill the notebook), and log records
-                   that pass your loggers' levels (a handler on the root logger; records from
-                   openai, httpx and httpcore are not the loop's and are ignored).
+    observability  the model calls calculate('6 * 7'), then lookup_order('B-2'), then answers.
+                   Held: each call is shown while the run goes, after the model asked for it and
+                   before the next model call: the tool's name with its arguments or its result
+                   (a list of the tools offered names them, but shows no call). Observed:
+                   stdout and stderr (swapped for a buffer during every check, so your prints do
+                   not fill the notebook), and log records that pass your loggers' levels (a
+                   handler on the root logger; records from openai, httpx and httpcore are not
+                   the loop's and are ignored).
 
 Beyond the chapter
     time           the tool never returns on its own. Held: run_agent returns text within the
                    check's timeout anyway (give up on a tool after about a second).
     repeats        the model asks for the same call (tool and arguments) every time; max_steps=8.
-                   Held: the tool runs at most 3 times.
+                   Held: the tool runs at most 3 times, and at least one call the model asked
+                   for was not run (refused, or the run stopped at it): a run that a fixed count
+                   ended before any repeat was refused shows no guard.
     unanswered_tool_calls
                    the model asks for three calls in one message. Held: the next request answers
                    every call id with a tool message (the API refuses one that does not).

@@ -5,6 +5,7 @@ docstring (agentlab/gauntlet/__init__.py); this file is how each is carried out.
 
 from __future__ import annotations
 
+import re
 import threading
 
 from ..models import connect
@@ -17,8 +18,13 @@ from .watch import Capture, Trial, WatchedClient, run_with_timeout, watched_tool
 
 MODEL = "tutor"           # the name the loop passes on; the scripted model answers to it
 PRICED_AS = "gpt-4o-mini"  # prices the gauntlet charges at, whatever the environment says
-MAX_STEPS = 3             # the step limit the max_steps check passes
-BUDGET_USD = 0.001        # the budget the budget check passes
+# The checks whose verdict depends on a limit's value run twice, with different numbers (as
+# otter's hidden variants do): a loop that hard-codes a count instead of reading its argument
+# behaves the same at both settings, and that is what gives it away.
+MAX_STEPS = (3, 5)         # the step limits the max_steps check passes, one run each
+# The second budget is below one call's cost, so a loop that checks the budget stops sooner
+# there, whatever fixed count (a hard-coded step limit, say) might stop it at the first.
+BUDGETS_USD = (0.001, 0.0003)  # the budgets the budget check passes, one run each
 MAX_RESULT_CHARS = 20_000  # the longest message allowed after a 1 MB tool result
 MAX_IDENTICAL_RUNS = 3    # how often the repeats check lets the same call run
 STUCK_STEPS = 8           # the step limit the repeats check passes
@@ -75,8 +81,11 @@ def _returned(trial: Trial) -> str:
 
 
 def _entry(name, trial, held, expect, model, loop, hint="", chapter=True) -> Entry:
+    """One check's entry; trial may be a list of runs (one per setting): their costs add up."""
+    trials = trial if isinstance(trial, list) else [trial]
     return Entry(name=name, held=held, expect=expect, model=model, loop=redact(loop),
-                 cost_usd=trial.client.cost_usd, calls=len(trial.requests),
+                 cost_usd=sum(t.client.cost_usd for t in trials),
+                 calls=sum(len(t.requests) for t in trials),
                  hint="" if held else hint, chapter=chapter)
 
 
@@ -90,9 +99,11 @@ def _answer_to(trial: Trial, call_id: str) -> str | None:
     return None
 
 
-def _failed_entry(name, trial, failure, expect, model, hint, chapter=True) -> Entry:
+def _failed_entry(name, trial, failure, expect, model, hint, chapter=True, before="") -> Entry:
+    """A run that failed (see _run_failed); before: the evidence of earlier runs of the check."""
     what, generic_hint = failure
-    return _entry(name, trial, False, expect, model, f"{what}; {_requests(trial)}",
+    trials = trial if isinstance(trial, list) else [trial]
+    return _entry(name, trials, False, expect, model, f"{before}{what}; {_requests(trials[-1])}",
                   generic_hint or hint, chapter)
 
 
@@ -131,44 +142,106 @@ def check_answers(run_agent, timeout: float) -> Entry:
     return _entry("answers", trial, held, expect, model, loop, hint)
 
 
+# A sentence that says the step limit stopped the run names steps (or calls, turns, rounds,
+# iterations, attempts, the maximum) or the limit's number: "Stopped: step limit reached.",
+# "Gave up after 3 tries". "Stopped." or "" says nothing; "cost limit reached" names another.
+STEP_LIMIT_WORDS = re.compile(
+    r"step|iteration|turn|round|loop|cycle|attempt|tries|calls?\b|max", re.IGNORECASE)
+
+
+def _says_step_limit(trial: Trial, max_steps: int) -> bool:
+    """The returned text says the step limit stopped the run; or the loop wound down (its last
+    call asked for a final answer with tool_choice="none") and returned the model's answer."""
+    text = trial.returned
+    if STEP_LIMIT_WORDS.search(text) or re.search(rf"\b{max_steps}\b", text):
+        return True
+    wound_down = trial.requests and trial.requests[-1].tool_choice == "none"
+    return bool(wound_down) and text.strip() == s.FINAL_ANSWER
+
+
 def check_max_steps(run_agent, timeout: float) -> Entry:
-    expect = f"with max_steps={MAX_STEPS}, at most {MAX_STEPS} model calls, then text saying why"
+    first, second = MAX_STEPS
+    expect = (f"with max_steps={first}, then again with max_steps={second}: exactly that many "
+              "model calls (the model never stops asking), then text saying the step limit "
+              "stopped the run")
     model = f"never stops asking for calculate (gives up after {NEVER_STOPS} replies)"
-    trial = _watch(run_agent, "Square every number, one by one.", [s.calculator()],
-                   lambda n: s.asks(s.tool_call(n, 0, "calculate", {"expression": f"{n} * {n}"}))
-                   if n < NEVER_STOPS else None, timeout, max_steps=MAX_STEPS)
-    hint = "count the model calls: for step in range(max_steps), and return text after the loop"
-    failure = _run_failed(trial, timeout)
-    if failure:
-        return _failed_entry("max_steps", trial, failure, expect, model, hint)
-    held = len(trial.requests) <= MAX_STEPS
-    loop = f"{_requests(trial)}, {_returned(trial)}"
-    return _entry("max_steps", trial, held, expect, model, loop, hint)
+    hints = []  # what is wrong, most telling first; the first one is the row's hint
+    trials, runs = [], []
+    for max_steps in MAX_STEPS:
+        trial = _watch(run_agent, "Square every number, one by one.", [s.calculator()],
+                       lambda n: s.asks(s.tool_call(n, 0, "calculate",
+                                                    {"expression": f"{n} * {n}"}))
+                       if n < NEVER_STOPS else None, timeout, max_steps=max_steps)
+        trials.append(trial)
+        failure = _run_failed(trial, timeout)
+        if failure:
+            before = "".join(f"{run}; " for run in runs)
+            return _failed_entry("max_steps", trials, failure, expect, model,
+                                 "count the model calls: for step in range(max_steps), and "
+                                 "return text after the loop", before=before)
+        calls = len(trial.requests)
+        run = f"{_requests(trial)} with max_steps={max_steps}, {_returned(trial)}"
+        if calls > max_steps:
+            hints.append("count the model calls: for step in range(max_steps), and return text "
+                         "after the loop")
+        elif calls < max_steps and len(trials) > 1 and calls == len(trials[0].requests):
+            hints.insert(0, f"made {calls} calls with max_steps={max_steps}: the loop ignores "
+                            "its max_steps argument; count up to it: for step in "
+                            "range(max_steps)")
+        elif calls < max_steps:
+            hints.append(f"made {calls} calls with max_steps={max_steps}, but the model never "
+                         "stopped asking: the loop stops before its limit; for step in "
+                         "range(max_steps) makes exactly max_steps calls")
+        elif not _says_step_limit(trial, max_steps):
+            run += ", which does not say the step limit stopped it"
+            hints.append("return a sentence that says the step limit stopped the run, for "
+                          f"example 'Stopped: step limit reached ({max_steps} steps).'")
+        runs.append(run)
+        if calls > max_steps:  # no limit at all: a second run would only repeat that
+            break
+    return _entry("max_steps", trials, not hints, expect, model, "; ".join(runs),
+                  hints[0] if hints else "")
 
 
 def check_budget(run_agent, timeout: float) -> Entry:
-    expect = (f"with max_cost_usd={BUDGET_USD}, no model call once the spending is over it "
-              "(the chapter pays, then checks: one call may cross it)")
+    first, second = BUDGETS_USD
+    expect = (f"with max_cost_usd={first}, then again with max_cost_usd={second}: no model call "
+              "once the spending is over the budget (the chapter pays, then checks: one call "
+              "may cross it), so fewer calls with the smaller budget")
     model = "writes 600-token musings with every tool call, so each call costs $0.0004 or more"
     musing = ("Let me think very carefully about every angle of this before I act. " * 40)[:2400]
-    trial = _watch(run_agent, "Think hard, then add numbers.", [s.calculator()],
-                   lambda n: s.asks(s.tool_call(n, 0, "calculate", {"expression": f"{n} + 1"}),
-                                    content=musing) if n < 15 else None,
-                   timeout, max_steps=20, max_cost_usd=BUDGET_USD)
     hint = "add estimate_cost(response) after every call and stop once it passes max_cost_usd"
-    failure = _run_failed(trial, timeout)
-    if failure:
-        return _failed_entry("budget", trial, failure, expect, model, hint)
-    spent, late_calls = 0.0, 0
-    for request in trial.requests:
-        if spent > BUDGET_USD:
-            late_calls += 1
-        spent += request.cost_usd
-    held = late_calls == 0
-    over = f", ${spent - BUDGET_USD:.6f} over the budget" if spent > BUDGET_USD else ""
-    late = f", {late_calls} of them after the budget was spent" if late_calls else ""
-    loop = f"{_requests(trial)}{late}{over}, {_returned(trial)}"
-    return _entry("budget", trial, held, expect, model, loop, hint)
+    trials, runs = [], []
+    for budget in BUDGETS_USD:
+        trial = _watch(run_agent, "Think hard, then add numbers.", [s.calculator()],
+                       lambda n: s.asks(s.tool_call(n, 0, "calculate",
+                                                    {"expression": f"{n} + 1"}), content=musing)
+                       if n < 15 else None, timeout, max_steps=20, max_cost_usd=budget)
+        trials.append(trial)
+        failure = _run_failed(trial, timeout)
+        if failure:
+            before = "".join(f"{run}; " for run in runs)
+            return _failed_entry("budget", trials, failure, expect, model, hint, before=before)
+        spent, late_calls = 0.0, 0
+        for request in trial.requests:
+            if spent > budget:
+                late_calls += 1
+            spent += request.cost_usd
+        over = (f", ${spent - budget:.6f} over the budget" if spent > budget else
+                f", ${spent:.6f} spent")
+        late = f", {late_calls} of them after the budget was spent" if late_calls else ""
+        runs.append(f"{_requests(trial)} with max_cost_usd={budget}{late}{over}, "
+                    f"{_returned(trial)}")
+        calls, calls_before = len(trial.requests), len(trials[0].requests)
+        same = len(trials) > 1 and calls >= calls_before
+        if same:  # the smaller budget did not stop the run sooner: max_cost_usd was not read
+            how_many = "as with" if calls == calls_before else f"more than {calls_before} with"
+            hint = (f"made {calls} calls with max_cost_usd={budget}, {how_many} "
+                    f"max_cost_usd={first}: the loop ignores its max_cost_usd argument; add up "
+                    "estimate_cost(response) and stop once it passes max_cost_usd")
+        if late_calls or same:
+            return _entry("budget", trials, False, expect, model, "; ".join(runs), hint)
+    return _entry("budget", trials, True, expect, model, "; ".join(runs), hint)
 
 
 def check_allowlist(run_agent, timeout: float) -> Entry:
@@ -271,30 +344,43 @@ def _is_json(text: str) -> bool:
 
 
 def check_observability(run_agent, timeout: float) -> Entry:
-    expect = ("each tool call is printed or logged by name as it happens, before the next model "
-              "call (stdout, stderr, or log records that pass your logging level)")
-    model = "asks calculate, then lookup_order, then answers"
-    plan = [("calculate", {"expression": "6 * 7"}), ("lookup_order", {"order_id": "B-2"})]
+    expect = ("each tool call is shown as it happens: its name with its arguments or its result, "
+              "printed or logged after the model asked for it and before the next model call "
+              "(stdout, stderr, or log records that pass your logging level)")
+    model = "asks calculate('6 * 7'), then lookup_order('B-2'), then answers"
+    # Each call, and what shows it was that call: its arguments or its result. A list of the
+    # tools offered names them too, but says nothing about which call ran with what.
+    plan = [("calculate", {"expression": "6 * 7"}, ("6 * 7", "42")),
+            ("lookup_order", {"order_id": "B-2"}, ("B-2", "shipped"))]
     trial = _watch(run_agent, "Compute 6 * 7, then check order B-2.",
                    [s.calculator(), s.order_lookup()],
-                   lambda n: s.asks(s.tool_call(n, 0, *plan[n])) if n < len(plan) else None,
+                   lambda n: s.asks(s.tool_call(n, 0, *plan[n][:2])) if n < len(plan) else None,
                    timeout)
     hint = "print each tool call (its name and arguments) as the loop makes it"
     failure = _run_failed(trial, timeout)
     if failure:
         return _failed_entry("observability", trial, failure, expect, model, hint)
     text = trial.output.text()
-    missing = []
-    for n, (name, _) in enumerate(plan):  # the text written between call n and call n + 1
+    missing, unnamed = [], []
+    for n, (name, _, details) in enumerate(plan):  # the text written between call n and n + 1
         window = (text[trial.requests[n].output_before:trial.requests[n + 1].output_before]
                   if n + 1 < len(trial.requests) else "")
         if name not in window:
             missing.append(name)
+        elif not any(detail in window for detail in details):
+            unnamed.append(name)
     lines = [line for line in text.splitlines() if line.strip()]
-    held = not missing
+    held = not missing and not unnamed
     seen = f"printed or logged {len(lines)} line{'s' * (len(lines) != 1)}"
-    loop = seen + (f"; not named as it ran: {', '.join(missing)}" if missing else
-                   ", naming each call as it ran") + (f": {_short(lines[0], 60)}" if lines else "")
+    if missing:
+        seen += f"; not named as it ran: {', '.join(missing)}"
+    if unnamed:
+        seen += (f"; named without its arguments or result: {', '.join(unnamed)}")
+        hint = ("show the call itself, not just the tool's name: print the name with its "
+                "arguments (or its result) after the model asks for it")
+    if held:
+        seen += ", showing each call as it ran"
+    loop = seen + (f": {_short(lines[0], 60)}" if lines else "")
     return _entry("observability", trial, held, expect, model, loop, hint)
 
 
@@ -322,8 +408,8 @@ def check_time(run_agent, timeout: float) -> Entry:
 
 
 def check_repeats(run_agent, timeout: float) -> Entry:
-    expect = (f"the same call (tool and arguments) runs at most {MAX_IDENTICAL_RUNS} times; "
-              f"then it is refused or the run stops (max_steps={STUCK_STEPS})")
+    expect = (f"the same call (tool and arguments) runs at most {MAX_IDENTICAL_RUNS} times; a "
+              f"call past that is refused, or the run stops at it (max_steps={STUCK_STEPS})")
     model = "asks track_parcel('P-1') again and again, whatever comes back"
     trial = _watch(run_agent, "Where is parcel P-1?", [s.parcel_tracker()],
                    lambda n: s.asks(s.tool_call(n, 0, "track_parcel", {"parcel_id": "P-1"}))
@@ -334,9 +420,17 @@ def check_repeats(run_agent, timeout: float) -> Entry:
     if failure:
         return _failed_entry("repeats", trial, failure, expect, model, hint, chapter=False)
     runs = len(trial.tool_calls)
-    held = runs <= MAX_IDENTICAL_RUNS
+    # Every reply asks for the call, so the loop received as many asks as replies. A guard
+    # shows itself by not running one of them (refusing it, or stopping there); a loop that
+    # ran every call it received and then stopped was stopped by a count, not by the repeats.
+    asked = sum(r.reply is not None and bool(r.reply.get("tool_calls")) for r in trial.requests)
+    held = runs <= MAX_IDENTICAL_RUNS and asked > runs
     loop = (f"ran track_parcel('P-1') {runs} times over {len(trial.requests)} model calls, "
             f"{_returned(trial)}")
+    if runs <= MAX_IDENTICAL_RUNS and asked <= runs:
+        loop += "; it ran every call it received, then stopped: none was refused as a repeat"
+        hint += (f"; a count stopped this run after {len(trial.requests)} model calls, not the "
+                 f"repeats (max_steps was {STUCK_STEPS}): does the loop read its max_steps?")
     return _entry("repeats", trial, held, expect, model, loop, hint, chapter=False)
 
 

@@ -46,6 +46,7 @@ class Request:
     messages: list[dict]
     tools: list[str]                    # the names of the tools offered
     output_before: int                  # characters the loop had printed or logged by then
+    tool_choice: str | None = None      # "none": the loop asked for a final answer (wind-down)
     reply: dict | None = None           # the model's message
     cost_usd: float = 0.0
     error: str | None = None            # the API refused the request (the loop saw an exception)
@@ -67,7 +68,9 @@ class WatchedClient:
             raise GauntletStop("the gauntlet stopped watching this run")
         names = [(t.get("function") or t).get("name", "?")
                  for t in tools or [] if isinstance(t, dict)]
-        request = Request(messages=_copy(messages), tools=names, output_before=self.output.size())
+        choice = options.get("tool_choice")
+        request = Request(messages=_copy(messages), tools=names, output_before=self.output.size(),
+                          tool_choice=choice if isinstance(choice, str) else None)
         self.requests.append(request)
         try:
             response = self.inner.chat(model=model, messages=messages, tools=tools, **options)
