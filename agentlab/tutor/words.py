@@ -26,6 +26,10 @@ _CAPITALISED = re.compile(r"[A-Z][a-zA-Z'-]*(?:[ \t]+[A-Z][a-zA-Z'-]*)*")
 _AFTER_PREPOSITION = re.compile(  # a lookahead: "in oslo or in new york" gives both places
     r"\b(?:in|of|for|at)[ \t]+(?=((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*"
     r"(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2}))", re.I)
+# Where a sentence or a line starts (a bullet's mark skipped): a word capitalised there may
+# be capitalised for that reason alone, as "New" in "New task:" or "Task" in "Task: ...".
+_SENTENCE_START = re.compile(r"(?:\A|[\n.!?:;])[ \t*>#-]*(?=[A-Z])")
+_LIST_GOES_ON = re.compile(r"[ \t]*(?:,|(?:or|and|vs\.?|versus)\b)")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|'([^'\n]{2,200})'")
 _WORD = re.compile(r"[a-z]+")
@@ -62,11 +66,18 @@ class Task:
         Example: "What is the capital of kenya?" -> ["Kenya"]
         """
         text = self.text[:NAMES_WITHIN]
-        found = [(m.start(1), _trim(m[1])) for m in _AFTER_PREPOSITION.finditer(text)]
-        found += [(m.start(), _trim(m[0])) for m in _CAPITALISED.finditer(text)]
-        names = {}
-        for _, name in sorted((at, n) for at, n in found if n):
-            names.setdefault(name.lower(), name)
+        starts = {m.end() for m in _SENTENCE_START.finditer(text)}
+        found = [(m.start(1), _trim(m[1]), True) for m in _AFTER_PREPOSITION.finditer(text)]
+        found += [(m.start(), _trim(m[0]), _is_a_name(m, starts))
+                  for m in _CAPITALISED.finditer(text)]
+        names, sure = {}, set()
+        for _, name, certain in sorted(found):
+            if name:
+                names.setdefault(name.lower(), name)
+                if certain:
+                    sure.add(name.lower())
+        if sure:  # a better reading than a word capitalised only because a sentence starts
+            names = {key: name for key, name in names.items() if key in sure}
         return _first(names.values(), MAX_NAMES)
 
     @functools.cached_property
@@ -79,6 +90,19 @@ class Task:
     def mentions(self, *patterns: str) -> bool:
         """Does a word of the task start with one of these? (one pass over the text)"""
         return re.search(r"\b(?:" + "|".join(patterns) + ")", self.lower) is not None
+
+
+def _is_a_name(match: re.Match, sentence_starts: set[int]) -> bool:
+    """Is this capitalised phrase surely a name, whatever else the task names?
+
+    Yes unless it is one word at the start of a sentence or line, where any word is written
+    with a capital. Even there, a word that begins a list ("Oslo, Paris or Rome: which is
+    warmest?") or a phrase of several capitalised words ("New York is ...") is a name.
+    Example: "Task" in "Task: What's the weather in Paris?" -> False;  "Paris" -> True
+    """
+    if match.start() not in sentence_starts or " " in match[0] or "\t" in match[0]:
+        return True
+    return _LIST_GOES_ON.match(match.string, match.end()) is not None
 
 
 def _first(items, n: int) -> list:
