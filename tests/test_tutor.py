@@ -218,6 +218,10 @@ def test_the_slow_persona_carries_its_own_delay():
                                            ("get_weather", {"city": "Paris"})]),
     ("New York is cold; is Paris warmer?", [("get_weather", {"city": "New York"}),
                                             ("get_weather", {"city": "Paris"})]),
+    # Framing is less sure than a word that starts a sentence: the heading, then the label.
+    ("Task: Paris weather?", [("get_weather", {"city": "Paris"})]),
+    ("New task:\nParis: is it raining?", [("get_weather", {"city": "Paris"})]),
+    ("Paris: is it raining?", [("get_weather", {"city": "Paris"})]),
 ])
 def test_a_word_capitalised_because_a_sentence_starts_is_not_a_place(task, expected):
     assert calls(ask(task)) == expected
