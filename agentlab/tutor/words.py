@@ -5,8 +5,9 @@ Example: Task("Is it colder in oslo or in New York?").places -> ["Oslo", "New Yo
 The tutor has no knowledge of the world: it cannot tell a city from a country. It reads what a
 sentence's shape says (a name after "in" or "of", a capitalised phrase, a quoted string) and
 lets the tools' results say the rest. A word capitalised only because it starts a sentence, or
-framing such as "New task:" or "Task:", counts as a name only when nothing surer is named. Place names match regardless of case. Every pattern
-here reads each character a bounded number of times, so a task of any size takes linear time.
+framing such as "New task:" or "Task:", counts as a name only when nothing surer is named.
+Place names match regardless of case. Every pattern here reads each character a bounded number
+of times, so a task of any size takes linear time.
 """
 
 from __future__ import annotations
