@@ -18,7 +18,8 @@ cannot differ. Only messages that passed are remembered, each by a digest of its
 keeps the types apart where == does not: 1, 1.0 and True are equal in Python, not in JSON).
 
 Left out on purpose: features the tutor cannot act on are refused clearly rather than
-ignored (custom tools, audio output); unknown extra fields are accepted, as frameworks send
+ignored (custom tools, audio output, the deprecated `functions` and `function_call`, which
+point to `tools` and `tool_choice`); unknown extra fields are accepted, as frameworks send
 many (`store`, `metadata`, `user`, `top_p`, `stop`, ...).
 """
 
@@ -111,6 +112,7 @@ def check_request(request: dict, models) -> None:
     if model not in models:
         raise APIError(404, f"The model '{model[:100]}' does not exist here. The offline tutor "
                        f"serves: {', '.join(models)}.", param="model", code="model_not_found")
+    _check_legacy_functions(request)
     _check_schema(request)
     _check_messages(request["messages"])
     tools = request.get("tools") or []
@@ -127,6 +129,21 @@ def check_request(request: dict, models) -> None:
     for key in INTEGER_FIELDS:  # JSON Schema counts 29.0 as an integer; Python's range does not
         if isinstance(request.get(key), float):
             request[key] = int(request[key])
+
+
+def _check_legacy_functions(request: dict) -> None:
+    """The deprecated `functions` and `function_call` fields: refused with a pointer to what
+    replaced them, since the tutor reads only `tools` and `tool_choice` and ignoring them
+    silently would leave a client wondering why its functions are never called."""
+    if request.get("functions") is not None:
+        raise APIError(400, "The offline tutor does not read the deprecated 'functions' field: "
+                       "send each function as a tool instead, 'tools': [{'type': 'function', "
+                       "'function': {'name': ..., 'description': ..., 'parameters': ...}}].",
+                       param="functions")
+    if request.get("function_call") is not None:
+        raise APIError(400, "The offline tutor does not read the deprecated 'function_call' "
+                       "field: use 'tool_choice' instead ('auto', 'none', 'required' or "
+                       "{'type': 'function', 'function': {'name': ...}}).", param="function_call")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -78,6 +78,8 @@ class APIHandler(tornado.web.RequestHandler):
         if delay:
             await asyncio.sleep(delay)
         self.set_status(status)
+        for name, value in server.extra_headers(status, self.request.path).items():
+            self.set_header(name, value)
         if isinstance(payload, EventStream):
             self.set_header("Content-Type", EventStream.media_type)
             self.set_header("Cache-Control", "no-cache")
@@ -96,6 +98,8 @@ class APIHandler(tornado.web.RequestHandler):
     def write_error(self, status_code: int, **kwargs):
         """Every error tornado itself raises (405 for an odd method, ...) as OpenAI's JSON."""
         error = kwargs.get("exc_info", (None, None))[1]
+        for name, value in server.extra_headers(status_code, self.request.path).items():
+            self.set_header(name, value)
         if not isinstance(error, APIError):
             kind = "server_error" if status_code >= 500 else "invalid_request_error"
             error = APIError(status_code, f"{self._reason} ({self.request.method[:20]} "

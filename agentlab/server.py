@@ -14,7 +14,9 @@ What it implements: `n` choices, `tool_choice`, `parallel_tool_calls: false` (at
 a reply), `stop` sequences, the `max_tokens` / `max_completion_tokens` cap, `stream` with
 `stream_options.include_usage`. Other fields a framework sends (`store`, `metadata`, `user`,
 `top_p`, ...) are accepted and have no effect. Left out on purpose: every endpoint but
-/v1/chat/completions and /v1/models.
+/v1/chat/completions, /v1/models and /v1/models/{model} (a 405 names the method a path takes in
+its Allow header, see `allowed_methods`); /v1/responses gets a 404 that says how to point the
+OpenAI Agents SDK at chat completions instead.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ __all__ = ["APIError", "CannotListen", "complete", "handle", "make_transport", "
 
 MAX_BODY_BYTES = 1_000_000
 CREATED = 1767225600  # a fixed timestamp (2026-01-01) keeps the tutor's responses deterministic
-ENDPOINTS = "POST /v1/chat/completions and GET /v1/models"
+ENDPOINTS = "POST /v1/chat/completions and GET /v1/models"  # GET /v1/models/{model} too
 
 
 def complete(body: dict, respond=None, raw: bytes | None = None) -> tuple[dict, float]:
@@ -119,12 +121,6 @@ def _before_stop(content, stop):
     return content
 
 
-def models_list() -> dict:
-    return {"object": "list", "data": [
-        {"id": name, "object": "model", "created": CREATED, "owned_by": "agentlab"}
-        for name in tutor.PERSONAS]}
-
-
 def handle(method: str, path: str, body: bytes, respond=None) -> tuple[int, object, float]:
     """The whole API: (status, payload, delay in seconds) for one HTTP request.
 
@@ -140,17 +136,66 @@ def handle(method: str, path: str, body: bytes, respond=None) -> tuple[int, obje
                              type="server_error").body(), 0.0
 
 
+def model_object(name: str) -> dict:
+    """One model as GET /v1/models lists it, or an APIError 404 if the server has no such model."""
+    if name not in tutor.PERSONAS:
+        raise APIError(404, f"The model '{name[:100]}' does not exist here. The offline tutor "
+                       f"serves: {', '.join(tutor.PERSONAS)}.", code="model_not_found")
+    return {"id": name, "object": "model", "created": CREATED, "owned_by": "agentlab"}
+
+
+def models_list() -> dict:
+    return {"object": "list", "data": [model_object(name) for name in tutor.PERSONAS]}
+
+
+def _endpoint(path: str) -> str:
+    """A request's path without its query, a trailing slash and the /v1 prefix (the SDK's
+    base URL ends in /v1; a client given the bare host leaves it out).
+
+    Example: "/v1/models/tutor/?x=1" -> "/models/tutor";  "/" -> "/"
+    """
+    path = path.split("?")[0].rstrip("/") or "/"
+    return path.removeprefix("/v1") or "/"
+
+
+def allowed_methods(path: str) -> str | None:
+    """The methods a path answers (the Allow header of a 405), or None for an unknown path."""
+    endpoint = _endpoint(path)
+    if endpoint == "/models" or endpoint.startswith("/models/"):
+        return "GET"
+    if endpoint == "/chat/completions":
+        return "POST"
+    return None
+
+
+def extra_headers(status: int, path: str) -> dict:
+    """Headers an answer needs besides its content type: a 405 says which method the path
+    takes (RFC 9110 requires its Allow header; empty for a path that takes none).
+
+    Example: (405, "/v1/models") -> {"Allow": "GET"};  (200, "/v1/models") -> {}
+    """
+    if status != 405:
+        return {}
+    return {"Allow": allowed_methods(path) or ""}
+
+
 def _route(method: str, path: str, body: bytes, respond) -> tuple[int, object, float]:
     path = path.split("?")[0].rstrip("/") or "/"
-    if path in ("/v1/models", "/models"):
-        if method != "GET":
-            raise APIError(405, f"Use GET for {path[:100]}; this server has {ENDPOINTS}.")
-        return 200, models_list(), 0.0
-    if path not in ("/v1/chat/completions", "/chat/completions"):
+    endpoint, allowed = _endpoint(path), allowed_methods(path)
+    if endpoint == "/responses" or endpoint.startswith("/responses/"):
+        raise APIError(404, f"This server does not serve the Responses API ({method[:20]} "
+                       f"{path[:100]}); it has {ENDPOINTS}. With the OpenAI Agents SDK, call "
+                       "set_default_openai_api(\"chat_completions\") before running, or give the "
+                       "agent an OpenAIChatCompletionsModel.", code="unknown_url")
+    if allowed is None:
         raise APIError(404, f"Unknown endpoint {method[:20]} {path[:100]}; this server has "
                        f"{ENDPOINTS}.", code="unknown_url")
-    if method != "POST":
-        raise APIError(405, f"Use POST for {path}; this server has {ENDPOINTS}.")
+    if method != allowed:
+        raise APIError(405, f"Use {allowed} for {path[:100]}; this server has {ENDPOINTS}.")
+    if endpoint == "/models":
+        return 200, models_list(), 0.0
+    if endpoint.startswith("/models/"):
+        return 200, model_object(endpoint.removeprefix("/models/")), 0.0
     if len(body) > MAX_BODY_BYTES:
         raise APIError(413, f"The request body is {len(body):,} bytes; at most "
                        f"{MAX_BODY_BYTES:,} are accepted.")
@@ -201,7 +246,7 @@ def make_transport(handler=handle, *, respond=None):
                     time.sleep(timeout)
                     raise http.ReadTimeout("the offline tutor took too long", request=request)
                 time.sleep(delay)
-            headers = headers[0] if headers else None
+            headers = headers[0] if headers else extra_headers(status, request.url.path)
             if isinstance(payload, EventStream):
                 return http.Response(status, content=b"".join(payload), request=request,
                                      headers={"Content-Type": EventStream.media_type})

@@ -7,6 +7,9 @@ points them at `agentlab serve`; tests/compat_capture.py at a recorder, to see w
 
     modes: "plain", "stream", "structured" (smolagents: "plain" and "stream" only)
 
+`run_dict_tools(framework, base_url, task)` runs one of WEATHER_TASKS with two tools that
+return a dict (get_weather, lookup_country), through smolagents or the Agents SDK.
+
 The frameworks are imported inside each function, so this file imports without them.
 Nothing here reaches the network: the base URL is the caller's, tracing and telemetry are off.
 """
@@ -163,3 +166,73 @@ def run_langchain(base_url: str, mode: str):
 
 RUNNERS = {"smolagents": run_smolagents, "openai-agents": run_openai_agents,
            "pydantic-ai": run_pydantic_ai, "langchain": run_langchain}
+
+
+# ---------------------------------------------------------------------------------------------
+# Tools that return a dict: the course's weather and country tasks (outside review). smolagents
+# frames each task as "New task:\n<task>" and writes str() of the dict into its observation;
+# the Agents SDK sends str() of the dict as the tool message. Both are Python's repr, not JSON.
+
+WEATHER_TASKS = {  # task -> (the answer, the arguments of the calls, in order)
+    "What's the weather in Paris, and should I take a coat?": (
+        "It's 8 °C and light rain in Paris -- yes, take a coat and something waterproof.",
+        [{"city": "Paris"}]),
+    "What is the capital of Japan, and what is the weather there?": (
+        "The capital of Japan is Tokyo (population 124.5 million, currency JPY). "
+        "It's 15 °C and clear in Tokyo.",
+        [{"country": "Japan"}, {"city": "Tokyo"}]),
+}
+CALLS: list[dict] = []  # the arguments of every call to the two tools below, in order
+
+
+def get_weather(city: str) -> dict:
+    """Get the current weather in a city (demo data).
+
+    Args:
+        city: The city's name in English, such as "Paris".
+    """
+    from agentlab import toolkit
+
+    CALLS.append({"city": city})
+    return toolkit.get_weather(city=city)
+
+
+def lookup_country(country: str) -> dict:
+    """Look up a country's capital city, population and currency (demo data).
+
+    Args:
+        country: The country's name in English, such as "Japan".
+    """
+    from agentlab import toolkit
+
+    CALLS.append({"country": country})
+    return toolkit.lookup_country(country=country)
+
+
+def run_dict_tools(framework: str, base_url: str, task: str) -> tuple[str, list[dict]]:
+    """(the agent's answer, the arguments of every tool call it made) for one weather task,
+    with smolagents' ToolCallingAgent or the Agents SDK's Runner."""
+    CALLS.clear()
+    if framework == "smolagents":
+        from smolagents import OpenAIServerModel, ToolCallingAgent, tool
+
+        model = OpenAIServerModel(model_id=MODEL, api_base=base_url, api_key=API_KEY,
+                                  client_kwargs={"max_retries": 0, "timeout": SECONDS})
+        agent = ToolCallingAgent(tools=[tool(get_weather), tool(lookup_country)], model=model,
+                                 max_steps=MAX_STEPS, verbosity_level=0)
+        return str(agent.run(task)), list(CALLS)
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from agents import set_tracing_disabled
+    from openai import AsyncOpenAI
+
+    set_tracing_disabled(True)
+    client = AsyncOpenAI(base_url=base_url, api_key=API_KEY, max_retries=0, timeout=SECONDS)
+    agent = Agent(name="assistant", instructions="Use the tools to answer.",
+                  model=OpenAIChatCompletionsModel(model=MODEL, openai_client=client),
+                  tools=[function_tool(get_weather), function_tool(lookup_country)])
+
+    async def go():
+        async with client:  # closed inside the event loop that opened it
+            return (await Runner.run(agent, task, max_turns=MAX_STEPS)).final_output
+
+    return asyncio.run(go()), list(CALLS)

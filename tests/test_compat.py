@@ -2,6 +2,8 @@
 
 Each case starts from the framework's own agent and tools (tests/compat_frameworks.py) and
 must end with the right answer: 17 * 23 + sqrt(144) = 403, and the time get_time returned.
+Two frameworks also run the course's weather and country tasks with tools that return a dict,
+which they send on as Python prints it.
 The server runs once per module as a subprocess on a free port of 127.0.0.1, exactly as a
 teacher would start it; nothing reaches the network (a dummy key, tracing and telemetry off).
 """
@@ -97,6 +99,16 @@ def test_framework_answers_the_course_task(framework, mode, base_url, offline):
         assert isinstance(output, str), output
         assert "403" in output, output
         assert frameworks.FIXED_TIME in output, output
+
+
+@pytest.mark.parametrize("framework", ["smolagents", "openai-agents"])
+@pytest.mark.parametrize("task", list(frameworks.WEATHER_TASKS))
+def test_dict_returning_tools_answer_the_weather_and_country_tasks(framework, task, base_url,
+                                                                   offline):
+    """smolagents frames the task as "New task:\n..." and both send str() of the tools' dicts:
+    no stray call for "New", and the repr is read as the data it is (outside review)."""
+    answer, calls = _bounded(frameworks.run_dict_tools, framework, base_url, task)
+    assert (answer, calls) == frameworks.WEATHER_TASKS[task]
 
 
 def test_the_modes_under_test_are_the_issues_eleven():

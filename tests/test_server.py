@@ -133,6 +133,7 @@ def test_every_method_gets_a_json_4xx(server, method):
                 "Connection: close\r\nContent-Length: 0\r\n\r\n".encode())
     status, headers, body = split_reply(reply)
     assert status == 405 and headers["content-type"] == "application/json"
+    assert b"\r\nAllow: POST\r\n" in reply  # RFC 9110: a 405 names the methods the path takes
     validator("ErrorResponse").validate(json.loads(body))
 
 
@@ -204,6 +205,53 @@ def test_oversized_bodies_are_refused_unread(server):
 def test_wrong_method(server):
     status, answer = post(server, "/v1/chat/completions", b"", method="GET")
     assert status == 405 and answer["error"]["type"] == "invalid_request_error"
+
+
+@pytest.mark.parametrize("method, path, allow", [
+    ("GET", "/v1/chat/completions", "POST"), ("POST", "/v1/models", "GET"),
+    ("DELETE", "/v1/models/tutor", "GET"), ("BREW", "/v1/models", "GET"),
+    ("BREW", "/v1/no-such-path", ""),  # tornado refuses the method before any path is known
+])
+def test_a_405_says_which_method_the_path_takes_in_an_allow_header(server, method, path, allow):
+    reply = raw(server, f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                "Content-Length: 0\r\n\r\n".encode())
+    status, headers, body = split_reply(reply)
+    assert status == 405 and f"\r\nAllow: {allow}\r\n".encode() in reply
+    validator("ErrorResponse").validate(json.loads(body))
+
+
+def test_the_sdk_retrieves_a_model_and_hears_of_an_unknown_one(server):
+    sdk = openai.OpenAI(base_url=f"http://{server[0]}:{server[1]}/v1", api_key="unused-locally",
+                        max_retries=0)
+    model = sdk.models.retrieve("tutor-terse")
+    assert (model.id, model.object, model.owned_by) == ("tutor-terse", "model", "agentlab")
+    with pytest.raises(openai.NotFoundError) as refused:
+        sdk.models.retrieve("gpt-9")
+    assert refused.value.code == "model_not_found"
+    assert "The model 'gpt-9' does not exist here. The offline tutor serves: tutor," in (
+        refused.value.message)
+
+
+def test_the_responses_api_is_refused_with_the_agents_sdk_fixes(server):
+    sdk = openai.OpenAI(base_url=f"http://{server[0]}:{server[1]}/v1", api_key="unused-locally",
+                        max_retries=0)
+    with pytest.raises(openai.NotFoundError) as refused:
+        sdk.responses.create(model="tutor", input="What is 2 + 2?")
+    message = refused.value.message
+    assert "does not serve the Responses API (POST /v1/responses)" in message
+    assert 'set_default_openai_api("chat_completions")' in message
+    assert "OpenAIChatCompletionsModel" in message
+
+
+@pytest.mark.parametrize("field, value, instead", [
+    ("functions", [{"name": "get_time", "parameters": {"type": "object"}}], "'tools'"),
+    ("function_call", "auto", "'tool_choice'"),
+])
+def test_the_legacy_functions_fields_are_refused_with_a_pointer(server, field, value, instead):
+    status, answer = post(server, "/v1/chat/completions", _with(**{field: value}))
+    assert status == 400 and answer["error"]["param"] == field
+    assert f"deprecated '{field}' field" in answer["error"]["message"]
+    assert instead in answer["error"]["message"]
 
 
 @pytest.mark.parametrize("sent", [

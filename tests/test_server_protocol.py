@@ -565,3 +565,12 @@ def test_60_kb_of_parentheses_is_answered_well_under_five_seconds():
     except subprocess.TimeoutExpired:
         pytest.fail("the request took more than 5 s")
     assert child.stdout.strip() == b"200"
+
+
+def test_in_process_a_405_carries_its_allow_header_and_a_model_can_be_retrieved():
+    client = sdk()
+    with pytest.raises(openai.APIStatusError) as refused:
+        client.post("/models", cast_to=object, body={})
+    assert refused.value.status_code == 405
+    assert refused.value.response.headers["Allow"] == "GET"
+    assert client.models.retrieve("tutor").id == "tutor"

@@ -201,3 +201,66 @@ def test_the_tutor_knows_only_the_request():
 def test_the_slow_persona_carries_its_own_delay():
     assert think_seconds("tutor-slow") == 1.0
     assert {think_seconds(name) for name in PERSONAS if name != "tutor-slow"} == {0.0}
+
+
+# --- a framework's framing of the task (outside review: smolagents sends "New task:\n...") ---
+
+@pytest.mark.parametrize("task, expected", [
+    ("New task:\nWhat's the weather in Paris, and should I take a coat?",
+     [("get_weather", {"city": "Paris"})]),
+    ("Task: What's the weather in Paris?", [("get_weather", {"city": "Paris"})]),
+    ("New task:\nWhat is the capital of Japan, and what is the weather there?",
+     [("lookup_country", {"country": "Japan"})]),
+    # A name at the start of a sentence is still a name when the task offers no other reading,
+    # begins a list, or has several capitalised words.
+    ("Oslo. What's the weather like?", [("get_weather", {"city": "Oslo"})]),
+    ("Oslo or Paris: where is it warmer?", [("get_weather", {"city": "Oslo"}),
+                                           ("get_weather", {"city": "Paris"})]),
+    ("New York is cold; is Paris warmer?", [("get_weather", {"city": "New York"}),
+                                            ("get_weather", {"city": "Paris"})]),
+    # Framing is less sure than a word that starts a sentence: the heading, then the label.
+    ("Task: Paris weather?", [("get_weather", {"city": "Paris"})]),
+    ("New task:\nParis: is it raining?", [("get_weather", {"city": "Paris"})]),
+    ("Paris: is it raining?", [("get_weather", {"city": "Paris"})]),
+])
+def test_a_word_capitalised_because_a_sentence_starts_is_not_a_place(task, expected):
+    assert calls(ask(task)) == expected
+
+
+def test_the_course_tasks_framed_as_smolagents_frames_them_get_their_answers():
+    for task, answer in [
+        ("What's the weather in Paris, and should I take a coat?",
+         "It's 8 °C and light rain in Paris -- yes, take a coat and something waterproof."),
+        ("What is the capital of Japan, and what is the weather there?",
+         "The capital of Japan is Tokyo (population 124.5 million, currency JPY). "
+         "It's 15 °C and clear in Tokyo."),
+    ]:
+        assert run_agent("New task:\n" + task, COURSE_TOOLS).answer == answer
+
+
+# --- tool results sent as Python prints them (the Agents SDK sends str() of a dict) ----------
+
+def weather_result(content):
+    """The Paris weather task after one get_weather call whose result is `content`."""
+    return [{"role": "user", "content": "What's the weather in Paris, and should I take a coat?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function",
+                 "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": content}]
+
+
+def test_a_tool_result_printed_by_python_is_read_as_data():
+    as_json = respond("tutor", weather_result(
+        '{"city": "Paris", "temp_c": 8, "conditions": "rain", "rain": true}'), SCHEMAS)
+    as_repr = respond("tutor", weather_result(
+        "{'city': 'Paris', 'temp_c': 8, 'conditions': 'rain', 'rain': True}"), SCHEMAS)
+    assert as_repr == as_json
+    assert as_repr["content"] == (
+        "It's 8 °C and rain in Paris -- yes, take a coat and something waterproof.")
+
+
+@pytest.mark.parametrize("content", ["None", "", "null", "  "])
+def test_a_tool_that_returned_nothing_is_said_to_have_returned_nothing(content):
+    reply = respond("tutor", weather_result(content), SCHEMAS)
+    assert reply["content"] == "get_weather returned nothing, so I have no answer from it."
+    assert "tool_calls" not in reply  # it does not ask again for what came back empty

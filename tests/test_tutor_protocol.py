@@ -234,3 +234,25 @@ def test_structured_output_asked_after_the_loop_reads_the_closed_episode():
            "json_schema": {"name": "Answer", "schema": SCHEMA, "strict": True}}
     assert json.loads(respond("tutor", messages, None, response_format=fmt)["content"]) == {
         "time": NOW["now"], "value": 403}
+
+
+def test_tool_choice_none_says_it_was_asked_not_to_call_tools():
+    """Not that its tools do not fit: they do (outside review)."""
+    reply = respond("tutor", [{"role": "user", "content": CHAPTER}], TOOLS, "none")
+    assert reply["content"] == (
+        'I was asked not to call any tools this time (tool_choice "none"), and I need them to '
+        "find the current time and the value of 17 * 23 + sqrt(144): I only know what tools "
+        "tell me, so I cannot answer yet.")
+
+
+@pytest.mark.parametrize("task", [CHAPTER, "What's the weather in Paris?", "Write a poem",
+                                  "What is the meaning of life?"])
+def test_with_no_tools_it_says_it_was_given_none(task):
+    """Not "none of my tools (none) fits" (outside review)."""
+    said = {"I can't answer that: I am the offline tutor, a small scripted model that answers "
+            "by using tools, and this request gave me no tools.",
+            "Sorry, that is beyond me. I answer by using tools, and I was given none here.",
+            "I don't know how to do that. I only know what tools tell me, and I have none in "
+            "this request, so I would rather say so than guess."}
+    for tools in (None, []):
+        assert respond("tutor", [{"role": "user", "content": task}], tools)["content"] in said

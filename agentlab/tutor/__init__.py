@@ -122,8 +122,13 @@ def follow_tool_choice(reply: Reply, turn: Turn, tool_choice, parallel: bool) ->
 def _answer_now(reply: Reply, turn: Turn) -> Reply:
     """No calls allowed: the answer from what was gathered, saying so if it wanted more."""
     text = reply.text
-    if reply.calls and turn.episode.observations:
+    answer_tools = {t.name for t in turn.tools if is_output_tool(t)}
+    lookups = [call for call in reply.calls if call[0] not in answer_tools]
+    if lookups and turn.episode.observations:
         text = "I had to stop before finishing. From what I gathered: " + text
+    elif lookups:  # the task needs tools and none may be called: say so, not "no tool fits"
+        descriptions = {t.name: t.description for t in turn.tools}
+        text = answers.tools_declined(lookups, descriptions)
     return Reply([], text)
 
 

@@ -103,6 +103,8 @@ def general_sentence(o: Observation, task: Task) -> str:
     r = o.result
     if isinstance(r, dict) and isinstance(r.get("text"), str):
         r = r["text"]
+    if r is None or r == [] or r == {} or (isinstance(r, str) and not r.strip()):
+        return f"{o.name} returned nothing, so I have no answer from it."
     if isinstance(r, dict):
         fields = [f"{k.replace('_', ' ')} {_plain(v)}" for k, v in list(r.items())[:8]
                   if k not in ("source",)]
@@ -199,6 +201,14 @@ def cannot_do(task: Task, tool_names: list[str]) -> str:
     """An honest answer when no tool fits: said in one of several ways."""
     if _is_small_talk(task):
         return small_talk(task, tool_names)
+    if not tool_names:
+        return _pick([
+            "I can't answer that: I am the offline tutor, a small scripted model that answers "
+            "by using tools, and this request gave me no tools.",
+            "Sorry, that is beyond me. I answer by using tools, and I was given none here.",
+            "I don't know how to do that. I only know what tools tell me, and I have none in "
+            "this request, so I would rather say so than guess.",
+        ], task.text[:2000])
     tools = _toolset(tool_names)
     return _pick([
         f"I can't answer that: I am the offline tutor, a small scripted model, and none of the "
@@ -213,6 +223,18 @@ def cannot_do(task: Task, tool_names: list[str]) -> str:
 def _is_small_talk(task: Task) -> bool:
     return bool(re.match(r"\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks|thank you|"
                          r"how are you)\b", task.lower)) or task.mentions("joke", "funny")
+
+
+def tools_declined(calls: list[tuple[str, str]], descriptions: dict[str, str]) -> str:
+    """The answer when the request forbids tool calls (tool_choice "none") that the task needs.
+
+    Example: [("get_weather", '{"city": "Paris"}')] -> "I was asked not to call any tools this
+             time (tool_choice "none"), and I need them to find the weather in Paris: ..."
+    """
+    needs = _join(list(dict.fromkeys(
+        purpose(name, arguments, descriptions.get(name, "")) for name, arguments in calls)))
+    return (f'I was asked not to call any tools this time (tool_choice "none"), and I need '
+            f"them to find {needs}: I only know what tools tell me, so I cannot answer yet.")
 
 
 def small_talk(task: Task, tool_names: list[str]) -> str:

@@ -4,8 +4,9 @@ Example:
     [user "What is 2 + 2?", assistant calls calculate {"expression": "2 + 2"}, tool "4"]
     -> Episode(task="What is 2 + 2?", observations=[Observation("calculate", ..., result=4)])
 
-Tool results are read leniently, as a model reads them: JSON where the text is JSON, the fields
-that survived a cut where the loop truncated it, the text itself otherwise. Histories written
+Tool results are read leniently, as a model reads them: JSON where the text is JSON, data where
+it is a dict or list as Python prints it (frameworks send str() of what a tool returned), the
+fields that survived a cut where the loop truncated it, the text itself otherwise. Histories written
 as text (smolagents writes "Calling tools:\n[...]" and "Observation:\n..." into ordinary
 messages) are turned into the API's shape first. Everything here takes time linear in the
 size of the conversation, and nothing here raises on a schema-valid request.
@@ -22,6 +23,7 @@ from pydantic_core import from_json
 CALLING = "Calling tools:"
 MAX_TEXT_CALLS_CHARS = 200_000  # a tool-call list written as text longer than this is not read
 MAX_DEPTH = 32  # results nested deeper than this are read as plain text
+NOTHING = ("", "None")  # a tool that returned nothing, as sent: str(None) or no text at all
 
 
 @dataclasses.dataclass
@@ -139,15 +141,40 @@ def parse_result(text: str):
 
     Example: '{"city": "Oslo", "temp_c": -3, "conditions": "sn\\n...[truncated: 9 of 60 ...]'
              -> {"city": "Oslo", "temp_c": -3}   (the field cut in half is left out)
-    Example: '403' -> 403;  'it rained' -> 'it rained'
+    Example: '403' -> 403;  'it rained' -> 'it rained';  'None' -> None
+    Example: "{'city': 'Oslo', 'temp_c': -3}" -> {"city": "Oslo", "temp_c": -3}  (str() of a
+             dict: what smolagents' observations and the Agents SDK's tool messages carry)
     """
     body = _without_cut_marker(text)
+    if body.strip() in NOTHING:
+        return None
     value = _json_or(body, text)
+    if value is text:
+        value = _python_literal(body, text)
     if value is text and body.lstrip().startswith(("{", "[")):
         value = _partial_json(body, text)
     if not shallow(value):
         return text
     return value
+
+
+def _python_literal(body: str, text: str):
+    """A dict or list as Python prints it (str() of the tool's return value), as JSON data;
+    the text itself if it is not one.
+
+    Example: "{'ok': True, 'note': None}" -> {"ok": true, "note": null}
+    """
+    body = body.strip()
+    if not body.startswith(("{", "[")) or len(body) > MAX_TEXT_CALLS_CHARS:
+        return text
+    try:
+        value = ast.literal_eval(body)
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        return text
+    try:  # as JSON would have it: tuples become lists, anything else its str()
+        return json.loads(json.dumps(value, default=str))
+    except (ValueError, RecursionError):
+        return text
 
 
 def _partial_json(body: str, text: str):
@@ -287,18 +314,5 @@ def _tool_messages(ids: list[str], text: str) -> list[dict]:
     lines = text.split("\n")
     if len(ids) > 1 and len(lines) == len(ids):
         by_id = dict(zip(sorted(ids), lines))
-        return [{"role": "tool", "tool_call_id": i, "content": _as_json(by_id[i])} for i in ids]
-    return [{"role": "tool", "tool_call_id": i, "content": _as_json(text)} for i in ids]
-
-
-def _as_json(observation: str) -> str:
-    """An observation Python printed (str() of a dict) as JSON, when it is one.
-
-    Example: "{'now': '2026-01-01T00:00:00+00:00'}" -> '{"now": "2026-01-01T00:00:00+00:00"}'
-    """
-    if not observation.startswith(("{", "[")) or len(observation) > MAX_TEXT_CALLS_CHARS:
-        return observation
-    try:
-        return json.dumps(ast.literal_eval(observation), default=str)
-    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
-        return observation
+        return [{"role": "tool", "tool_call_id": i, "content": by_id[i]} for i in ids]
+    return [{"role": "tool", "tool_call_id": i, "content": text} for i in ids]

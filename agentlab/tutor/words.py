@@ -4,12 +4,15 @@ Example: Task("Is it colder in oslo or in New York?").places -> ["Oslo", "New Yo
 
 The tutor has no knowledge of the world: it cannot tell a city from a country. It reads what a
 sentence's shape says (a name after "in" or "of", a capitalised phrase, a quoted string) and
-lets the tools' results say the rest. Place names match regardless of case. Every pattern
-here reads each character a bounded number of times, so a task of any size takes linear time.
+lets the tools' results say the rest. A word capitalised only because it starts a sentence, or
+framing such as "New task:" or "Task:", counts as a name only when nothing surer is named.
+Place names match regardless of case. Every pattern here reads each character a bounded number
+of times, so a task of any size takes linear time.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -26,6 +29,17 @@ _CAPITALISED = re.compile(r"[A-Z][a-zA-Z'-]*(?:[ \t]+[A-Z][a-zA-Z'-]*)*")
 _AFTER_PREPOSITION = re.compile(  # a lookahead: "in oslo or in new york" gives both places
     r"\b(?:in|of|for|at)[ \t]+(?=((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*"
     r"(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2}))", re.I)
+# Where a sentence or a line starts (a bullet's mark skipped): a word capitalised there may
+# be capitalised for that reason alone, as "New" in "New task:" or "Task" in "Task: ...".
+_SENTENCE_START = re.compile(r"(?:\A|[\n.!?:;])[ \t*>#-]*(?=[A-Z])")
+_LIST_GOES_ON = re.compile(r"[ \t]*(?:,|(?:or|and|vs\.?|versus)\b)")
+# Framing around a task: a short line that ends with a colon ("New task:", smolagents' heading),
+# or a word with a colon right after it ("Task: ...", "Question: ...").
+_HEADING_LINE = re.compile(r"^[^\n:]{1,80}:[ \t]*$", re.M)
+_COLON_NEXT = re.compile(r"[ \t]*:")
+# How surely a capitalised word is a name, least sure first: on a heading line, before a
+# label's colon, at the start of a sentence, anywhere else.
+HEADING, LABEL, SENTENCE_START, SURE = range(4)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|'([^'\n]{2,200})'")
 _WORD = re.compile(r"[a-z]+")
@@ -62,11 +76,19 @@ class Task:
         Example: "What is the capital of kenya?" -> ["Kenya"]
         """
         text = self.text[:NAMES_WITHIN]
-        found = [(m.start(1), _trim(m[1])) for m in _AFTER_PREPOSITION.finditer(text)]
-        found += [(m.start(), _trim(m[0])) for m in _CAPITALISED.finditer(text)]
-        names = {}
-        for _, name in sorted((at, n) for at, n in found if n):
-            names.setdefault(name.lower(), name)
+        reading = _Capitals(text)
+        found = [(m.start(1), _trim(m[1]), SURE) for m in _AFTER_PREPOSITION.finditer(text)]
+        found += [(m.start(), _trim(m[0]), reading.how_sure(m))
+                  for m in _CAPITALISED.finditer(text)]
+        names, sureness = {}, {}
+        for _, name, sure in sorted(found):
+            if name:
+                names.setdefault(name.lower(), name)
+                sureness[name.lower()] = max(sure, sureness.get(name.lower(), HEADING))
+        # The best reading wins: a word capitalised only because a sentence starts, or a word
+        # of the task's framing, is not a name when the task names something more surely.
+        best = max(sureness.values(), default=SURE)
+        names = {key: name for key, name in names.items() if sureness[key] == best}
         return _first(names.values(), MAX_NAMES)
 
     @functools.cached_property
@@ -79,6 +101,39 @@ class Task:
     def mentions(self, *patterns: str) -> bool:
         """Does a word of the task start with one of these? (one pass over the text)"""
         return re.search(r"\b(?:" + "|".join(patterns) + ")", self.lower) is not None
+
+
+class _Capitals:
+    """Where in a text a capitalised word may be capitalised for a reason other than being a
+    name: at the start of a sentence or line, in a heading line, before a label's colon."""
+
+    def __init__(self, text: str):
+        self.sentence_starts = {m.end() for m in _SENTENCE_START.finditer(text)}
+        self.headings = [m.span() for m in _HEADING_LINE.finditer(text)]
+        self.heading_starts = [start for start, _ in self.headings]
+
+    def how_sure(self, match: re.Match) -> int:
+        """How surely one capitalised phrase is a name: SURE unless it is one word at the
+        start of a sentence or line, where any word is written with a capital; even there a
+        word that begins a list ("Oslo, Paris or Rome: which is warmest?") or a phrase of
+        several capitalised words ("New York is ...") is SURE.
+
+        Example: "New task:\nTask: Paris weather?" -> "New" HEADING, "Task" LABEL,
+                 "Paris" SENTENCE_START
+        """
+        if match.start() not in self.sentence_starts or " " in match[0] or "\t" in match[0]:
+            return SURE
+        if _LIST_GOES_ON.match(match.string, match.end()):
+            return SURE
+        if self._in_heading(match.start()):
+            return HEADING
+        if _COLON_NEXT.match(match.string, match.end()):
+            return LABEL
+        return SENTENCE_START
+
+    def _in_heading(self, at: int) -> bool:
+        i = bisect.bisect_right(self.heading_starts, at) - 1
+        return i >= 0 and at < self.headings[i][1]
 
 
 def _first(items, n: int) -> list:
