@@ -113,7 +113,8 @@ def steps_per_run(runs: Sequence[Run], ax=None):
     """One bar per run: how many steps it took, coloured by why it stopped; its max_steps drawn."""
     runs = list(runs)
     answered = sum(r.stop_reason == "answered" for r in runs)
-    title = (f"{answered} of {len(runs)} runs answered; the others hit a limit (red: max_steps)"
+    # The others did not all hit a limit: an error or the Stop button ends a run too.
+    title = (f"{answered} of {len(runs)} runs answered; the colours say why the others stopped"
              if answered < len(runs) else f"All {len(runs)} runs answered within their step limit")
     ax = _axes(ax, title)
     ax.bar(range(len(runs)), [len(r.steps) for r in runs],

@@ -64,6 +64,27 @@ def _model_choices() -> list[str]:
     return real + [p for p in PERSONAS if p not in real]
 
 
+def _own_price(client, model: str):
+    """What a run is charged at until the student picks a price: a real model its own prices
+    (or the client's, if it was given one), a tutor persona gpt-4o-mini's. A real model that
+    genai-prices does not know is then refused by the budget, as connect() would refuse it,
+    rather than charged at another model's prices.
+
+    Example: "gpt-4o" -> "gpt-4o"; "tutor-verbose" -> "gpt-4o-mini"; "llama3.2" -> "llama3.2"
+    """
+    if client is not None:
+        return client.priced_as(model)
+    return PRICE_MODELS[0] if model in PERSONAS else model
+
+
+def _price_option(price) -> tuple:
+    """A dropdown option, (label, value): a model name, or a Price under its name.
+
+    Example: "gpt-4o" -> ("gpt-4o", "gpt-4o"); Price(0, 0, "local") -> ("local", Price(...))
+    """
+    return str(getattr(price, "model", price)), price
+
+
 def _png(figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=72)
@@ -136,8 +157,11 @@ class Playground:
                                layout=W.Layout(width="52em"))
         self.model = W.Dropdown(options=models, value=models[0], description="model", style=narrow,
                                 layout=layout)
-        self.priced_as = W.Dropdown(options=PRICE_MODELS, value=PRICE_MODELS[0],
-                                    description="priced as", style=narrow, layout=layout)
+        own_price = _own_price(client, models[0])
+        prices = [own_price] if own_price not in PRICE_MODELS else []
+        self.priced_as = W.Dropdown(options=[_price_option(p) for p in prices + PRICE_MODELS],
+                                    value=own_price, description="priced as", style=narrow,
+                                    layout=layout)
         self.max_steps = W.IntSlider(value=10, min=1, max=20, description="max_steps",
                                      continuous_update=False, style=narrow, layout=layout)
         self.max_cost_usd = W.FloatLogSlider(value=0.5, base=10, min=-5, max=0, step=0.25,
@@ -168,6 +192,7 @@ class Playground:
         self.history_plot = W.Image(format="png", layout=W.Layout(max_width="60em"))
         self.run_plot = W.Image(format="png", layout=W.Layout(max_width="80em"))
 
+        self.model.observe(self._price_a_real_model_as_itself, names="value")
         self.run_button.on_click(lambda _: self.run())
         self.stop_button.on_click(lambda _: self.stop())
         self.clear_button.on_click(lambda _: self.clear())
@@ -267,6 +292,10 @@ class Playground:
     def save(self, path: str | pathlib.Path | None = None) -> pathlib.Path | None:
         """Write the history as a JSON list of Run records."""
         target = pathlib.Path(path or self.save_path)
+        if not self.history:  # an empty save would overwrite the runs saved before
+            self._say(f"Nothing to save: the history is empty, so {html.escape(str(target))} "
+                      "was left as it was.")
+            return None
         try:
             target.write_text(json.dumps([r.to_dict() for r in self.history], indent=1))
         except OSError as e:
@@ -305,6 +334,16 @@ class Playground:
             except Exception as e:  # the panel must still show, with the error in it
                 self._say(redact(f"the plots could not be drawn: {type(e).__name__}: {e}"),
                           error=True)
+
+    def _price_a_real_model_as_itself(self, change) -> None:
+        """Picking a real model picks its own prices: a budget checked at a cheaper model's
+        prices would not hold. A tutor persona keeps the price picked for it."""
+        if change["new"] in PERSONAS:
+            return
+        price = _own_price(self.client, change["new"])
+        if price not in [value for _, value in self.priced_as.options]:
+            self.priced_as.options = [_price_option(price), *self.priced_as.options]
+        self.priced_as.value = price
 
     def _client(self):
         if self.client is None:

@@ -8,6 +8,7 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
+from agentlab import connect  # noqa: E402
 from agentlab.widgets import Playground  # noqa: E402
 
 TASKS = ["What's the weather in Paris, and should I take a coat?", "What is 2 + 2?"]
@@ -101,7 +102,8 @@ def test_sliders_and_pickers():
                    playground.max_result_chars):
         assert slider.continuous_update is False
     assert playground.max_cost_usd.base == 10  # a log scale: 10 µ$ to $1
-    assert "tutor-slow" in playground.model.options and "gpt-4o" in playground.priced_as.options
+    assert "tutor-slow" in playground.model.options
+    assert ("gpt-4o", "gpt-4o") in playground.priced_as.options
 
 
 def test_priced_as_changes_only_the_price(playground):
@@ -157,10 +159,43 @@ def test_clear_and_save(playground, tmp_path, unrendered_plots):
     saved = json.loads(target.read_text())
     assert len(saved) == 1 and saved[0]["stop_reason"] == "answered"
     assert "Saved 1 run(s)" in playground.status.value
-    playground.clear()
-    assert playground.history == [] and bytes(playground.history_plot.value) == b""
     assert playground.save(tmp_path / "missing-folder" / "runs.json") is None
     assert "could not save" in playground.status.value
+    playground.clear()
+    assert playground.history == [] and bytes(playground.history_plot.value) == b""
+    assert playground.save(target) is None  # an empty history does not overwrite the runs
+    assert "Nothing to save" in playground.status.value
+    assert len(json.loads(target.read_text())) == 1
+
+
+@pytest.mark.parametrize("configured, priced", [
+    ("gpt-4o", "gpt-4o"), ("llama3.2", "llama3.2"), (None, "gpt-4o-mini")])
+def test_a_real_model_is_priced_as_itself_not_as_the_tutor(configured, priced, monkeypatch):
+    """A budget checked at gpt-4o-mini's prices would let a gpt-4o run spend 16 times more; an
+    unknown model is then refused by the budget (it fails closed), as connect() does."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-000")
+    if configured:
+        monkeypatch.setenv("AGENTLAB_MODEL", configured)
+    else:
+        monkeypatch.delenv("AGENTLAB_MODEL", raising=False)
+    playground = Playground(TASKS[0])
+    assert playground.priced_as.value == priced
+    assert playground._client().priced_as() == priced
+    playground.model.value = "tutor-verbose"  # a tutor persona keeps the price picked
+    assert playground.priced_as.value == priced
+    playground.priced_as.value = "gpt-4.1"
+    playground.model.value = playground.model.options[0]  # back to the real model: its price
+    assert playground.priced_as.value == playground.model.options[0]
+
+
+def test_a_given_clients_own_price_is_kept():
+    from agentlab import Price
+
+    local = Price(0, 0, "local")
+    playground = Playground(TASKS[0], client=connect(priced_as=local))
+    assert playground.priced_as.value == local and playground.priced_as.label == "local"
+    playground.run_button.click()
+    assert playground.history[-1].priced_as == "local" and playground.history[-1].cost_usd == 0
 
 
 def test_a_plot_that_fails_on_first_display_leaves_the_panel_shown_with_the_error(
