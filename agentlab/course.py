@@ -4,14 +4,15 @@
     agentlab course --check         # check that it can start, say what it would run, and exit
     agentlab course -- --ip=0.0.0.0 # anything after -- goes to JupyterLab as it is
 
-A teacher hands students a copy without the reference solutions with student_copy():
-
-    python -c "from agentlab.course import student_copy; student_copy('../agentlab-students')"
-
 It installs nothing and downloads nothing, so a second run starts at once and works with no
 network: JupyterLab's news feed and its update check (both fetched from the internet) are
 switched off. JupyterLab refuses to start as root (a container, a cloud VM) unless told
 --allow-root; the launcher passes that flag when it runs as root, and says so.
+
+A teacher makes the copy to hand out, without the reference solutions, from the course's
+folder with student_copy() (docs/INSTRUCTORS.md, "Handing out a copy without the solutions"):
+
+    python -c "from agentlab.course import student_copy; student_copy('../students')"
 
 Left out on purpose: choosing a kernel (the notebooks run on the Python that runs this) and
 any install step (that is the README's first command, run once).
@@ -115,9 +116,9 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
 # What a student copy leaves out, by path from the top of the checkout: the reference solutions,
 # the tests (they read the solutions), the instructor's guide (it answers the open questions),
 # and what a working checkout gathers (git history, virtual environment, saved runs, builds).
-LEFT_OUT_AT_THE_TOP = {"notebooks/solutions", "tests", "docs/INSTRUCTORS.md", ".git", ".venv", ".ci", ".benchmarks",
-                       ".pytest_cache", ".hypothesis", "build", "dist", "test-artifacts",
-                       "agentlab-runs.json"}
+LEFT_OUT_AT_THE_TOP = {"notebooks/solutions", "tests", "docs/INSTRUCTORS.md",
+                       ".git", ".venv", ".ci", ".benchmarks", ".pytest_cache", ".hypothesis",
+                       "build", "dist", "test-artifacts", "agentlab-runs.json"}
 LEFT_OUT_ANYWHERE = ["__pycache__", "*.egg-info", ".ipynb_checkpoints"]
 
 

@@ -182,7 +182,7 @@ def _observation_failure(content: str, message: str) -> str | None:
 
     try:
         said = error_in(json.loads(content))
-    except ValueError:  # not JSON: plain text may still say "Error: ..."
+    except (ValueError, RecursionError):  # not JSON: plain text may still say "Error: ..."
         said = error_in(content)
     if said is None:
         return (f"{_short(content)} reads like a result: mark a failure as one, "
