@@ -9,15 +9,22 @@ network: JupyterLab's news feed and its update check (both fetched from the inte
 switched off. JupyterLab refuses to start as root (a container, a cloud VM) unless told
 --allow-root; the launcher passes that flag when it runs as root, and says so.
 
+A teacher makes the copy to hand out, without the reference solutions, from the course's
+folder with student_copy() (docs/INSTRUCTORS.md, "Handing out a copy without the solutions"):
+
+    python -c "from agentlab.course import student_copy; student_copy('../students')"
+
 Left out on purpose: choosing a kernel (the notebooks run on the Python that runs this) and
 any install step (that is the README's first command, run once).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.util
 import os
 import pathlib
+import shutil
 import sys
 
 from .masking import mask
@@ -104,3 +111,42 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
           flush=True)
     LabApp.launch_instance(argv=arguments)  # what the `jupyter lab` command itself calls
     return 0
+
+
+# What a student copy leaves out, by path from the top of the checkout: the reference solutions,
+# the tests (they read the solutions), the instructor's guide (it answers the open questions),
+# and what a working checkout gathers (git history, virtual environment, saved runs, builds).
+LEFT_OUT_AT_THE_TOP = {"notebooks/solutions", "tests", "docs/INSTRUCTORS.md",
+                       ".git", ".venv", ".ci", ".benchmarks", ".pytest_cache", ".hypothesis",
+                       "build", "dist", "test-artifacts", "agentlab-runs.json"}
+LEFT_OUT_ANYWHERE = ["__pycache__", "*.egg-info", ".ipynb_checkpoints"]
+
+
+def student_copy(destination, checkout: pathlib.Path | None = None) -> pathlib.Path:
+    """Copy the course to a new folder `destination`, without the reference solutions
+    (notebooks/solutions/), the tests that read them and the instructor's guide, which answers
+    the open questions: the copy to hand out to students.
+
+    In the copy, the README's commands work as in the checkout (`agentlab course` opens its
+    notebooks; `python -m pytest` runs nbval over them). Returns the copy's path.
+
+    Example: student_copy("../agentlab-students") -> PosixPath('../agentlab-students')
+    """
+    checkout = (checkout or find_notebooks().parent).resolve()
+    destination = pathlib.Path(destination)
+    if destination.exists():
+        raise CourseError(f"{destination} already exists: name a new folder for the copy")
+    if destination.resolve().is_relative_to(checkout):
+        raise CourseError(f"{destination} is inside the course's folder {checkout}: put the "
+                          "copy outside it")
+
+    def left_out(folder: str, names: list[str]) -> set[str]:
+        here = pathlib.Path(folder).resolve().relative_to(checkout)
+        return {name for name in names
+                if (here / name).as_posix() in LEFT_OUT_AT_THE_TOP
+                or any(fnmatch.fnmatch(name, pattern) for pattern in LEFT_OUT_ANYWHERE)}
+
+    shutil.copytree(checkout, destination, ignore=left_out)
+    print(f"copied the course to {destination}, without notebooks/solutions/, tests/ and "
+          "docs/INSTRUCTORS.md")
+    return destination

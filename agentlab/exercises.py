@@ -25,6 +25,7 @@ import inspect
 import json
 import math
 import os
+import random
 import types
 
 from .loop import Limits, run_agent
@@ -72,10 +73,14 @@ def _is_stub_result(value) -> bool:
 
 
 def _number(value) -> float | None:
-    """value as a float, or None if it is not a real number (bools are not numbers here)."""
+    """value as a float, or None if it is not a real number (bools are not numbers here).
+
+    Example: _number(Decimal("0.5")) -> 0.5;  _number(Fraction(1, 4)) -> 0.25;  _number("1") -> None
+    """
+    import decimal
     import numbers
 
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, decimal.Decimal)):
         return None
     return float(value)
 
@@ -105,18 +110,32 @@ def _one_request(city: str, call_id: str):
 
 
 def check_observe(observe) -> Verdict:
-    """observe(messages, call, result) appends the tool message that answers `call` with `result`.
+    """observe(messages, call, outcome) appends the tool message that answers `call`; `outcome`
+    is the tool's result (a dict) or the exception the tool raised.
 
-    Any text the model can read is right (json.dumps(result), str(result), ...): the check asks
-    that the text carries the result's values. Tried on two cities with two call ids.
+    Any text the model can read is right for a result (json.dumps(result), str(result), ...):
+    the check asks that the text carries the result's values. A failure must read as one
+    ({"error": "..."}, as agentlab's loop writes it, or text starting "Error:") and carry the
+    exception's message, so the model can fix its call. Tried on two cities with two call ids,
+    then on a city the tool has no data for.
     """
     answers = []
-    for city, call_id in (("Paris", "call_check_paris_7"), ("Oslo", "call_check_oslo_3")):
+    for city, call_id in (("Paris", "call_check_paris_7"), ("Oslo", "call_check_oslo_3"),
+                          ("Atlantis", "call_check_atlantis_5")):
         client, messages, call = _one_request(city, call_id)
-        result = get_weather(city)
+        try:
+            outcome, wanted = get_weather(city), None
+        except ValueError as error:  # no demo data for this city: the tool raises
+            outcome, wanted = error, str(error)
+        values = [] if wanted else [str(outcome["temp_c"]), str(outcome["conditions"])]
         before = len(messages)
-        _, failed = _attempt("observe(messages, call, result)", observe, messages, call, result)
+        what = "a failed call (outcome is the exception the tool raised)" if wanted else "a result"
+        _, failed = _attempt(f"observe(messages, call, outcome) for {what}", observe, messages,
+                             call, outcome)
         if failed is not None:
+            if wanted and "not JSON serializable" in failed.message:
+                failed.message += (": an exception is not JSON; send its message as an error, "
+                                   "as the refusal cell above does")
             return failed
         if not isinstance(messages, list) or len(messages) != before + 1:
             added = len(messages) - before if isinstance(messages, list) else "?"
@@ -127,35 +146,70 @@ def check_observe(observe) -> Verdict:
         if not isinstance(added, dict) or added.get("role") != "tool":
             return Verdict(False, "append a dict with role 'tool': "
                            "{'role': 'tool', 'tool_call_id': ..., 'content': ...}")
-        if added.get("tool_call_id") != call.id:
-            return Verdict(False, f"tool_call_id must be the call's id ({call.id!r}), not "
+        if added.get("tool_call_id") != call_id:
+            return Verdict(False, f"tool_call_id must be the call's id ({call_id!r}), not "
                            f"{_short(added.get('tool_call_id'))}: it tells the model which "
                            "request this answers")
         content = added.get("content")
         if not isinstance(content, str):
             return Verdict(False, f"content must be text, not {type(content).__name__}: "
-                           "turn the result into a string, e.g. json.dumps(result)")
-        values = (result["temp_c"], result["conditions"])
-        missing = [str(v) for v in values if str(v) not in content]
+                           "turn the outcome into a string, e.g. json.dumps(result)")
+        if wanted:
+            failure = _observation_failure(content, wanted)
+            if failure:
+                return Verdict(False, failure)
+        missing = [v for v in values if v not in content]
         if missing:
             return Verdict(False, f"the content does not carry the result: {missing} missing from "
                            f"{_short(content)}")
-        reply = client.chat(messages=messages, tools=[get_weather.schema])
+        try:  # a conversation observe has broken (an id changed, a message replaced) is refused
+            reply = client.chat(messages=messages, tools=[get_weather.schema])
+        except Exception as e:
+            return Verdict(False, f"after observe the model could not read the conversation: "
+                           f"{type(e).__name__}: {_short(e, 200)}; append one message and "
+                           "leave the others as they are")
         answers.append(reply.message.get("content") or "")
-    return Verdict(True, f"the model read your observation and answered: {answers[0]!r}")
+    return Verdict(True, f"the model read your observations and answered: {answers[0]!r}, "
+                   f"and, for the failed call: {answers[-1]!r}")
+
+
+def _observation_failure(content: str, message: str) -> str | None:
+    """What is wrong with the observation of a failed call, or None if the model can read it.
+
+    Example: _observation_failure('{"error": "no data"}', "no data") -> None
+    """
+    from .tutor.reading import error_in  # how the tutor (and agentlab's loop) mark a failure
+
+    try:
+        said = error_in(json.loads(content))
+    except (ValueError, RecursionError):  # not JSON: plain text may still say "Error: ..."
+        said = error_in(content)
+    if said is None:
+        return (f"{_short(content)} reads like a result: mark a failure as one, "
+                "json.dumps({'error': ...}) (or text starting 'Error:'), so the model knows "
+                "its call failed")
+    if message not in content and message not in said:
+        return (f"the error {_short(said)} does not say what went wrong: send the exception's "
+                "message, str(outcome), so the model can fix its call")
+    return None
 
 
 def check_estimate_cost(estimate_cost) -> Verdict:
-    """estimate_cost(prompt_tokens, completion_tokens, input_per_mtok, output_per_mtok) -> dollars.
+    """estimate_cost(prompt_tokens, cached_tokens, completion_tokens, input_per_mtok,
+    cached_input_per_mtok, output_per_mtok) -> dollars.
 
-    Prices are US dollars per million tokens, as price lists give them.
+    As the API reports them, cached_tokens are part of prompt_tokens: the part of the prompt
+    the provider had cached, charged at the (lower) cached-input price. Prices are US dollars
+    per million tokens, as price lists give them. Any real number is a right type (a float, a
+    Decimal, a Fraction).
     """
-    cases = [(215, 20, 0.15, 0.60), (444, 30, 2.50, 10.00), (1_000_000, 0, 0.15, 0.60),
-             (0, 1_000_000, 0.15, 0.60), (12_345, 678, 0.40, 1.60)]
-    for prompt, completion, p_in, p_out in cases:
-        expected = (prompt * p_in + completion * p_out) / 1e6
-        call = f"estimate_cost({prompt}, {completion}, {p_in}, {p_out})"
-        got, failed = _attempt(call, estimate_cost, prompt, completion, p_in, p_out)
+    cases = [(215, 0, 20, 0.15, 0.075, 0.60), (444, 256, 30, 2.50, 1.25, 10.00),
+             (1_000_000, 1_000_000, 0, 0.15, 0.075, 0.60), (0, 0, 1_000_000, 0.15, 0.075, 0.60),
+             (12_345, 11_264, 678, 0.40, 0.10, 1.60)]
+    for case in cases:
+        expected = _cost(*case)
+        call = f"estimate_cost{case}"
+        got, failed = _attempt(call, estimate_cost, *case)
         if failed is not None:
             return failed
         if _is_stub_result(got):
@@ -166,40 +220,67 @@ def check_estimate_cost(estimate_cost) -> Verdict:
             return Verdict(False, f"{call} should return a number of dollars, not {_short(got)}")
         if not math.isclose(number, expected, rel_tol=1e-9, abs_tol=1e-15):
             return Verdict(False, f"{call} should be ${expected:.8f}, not {_short(got)}: "
-                           + _cost_hint(number, prompt, completion, p_in, p_out))
-    return Verdict(True, "tokens x price per million / 1,000,000, for input and output separately")
+                           + _cost_hint(number, *case))
+    return Verdict(True, "uncached prompt, cached prompt and completion tokens, each at its "
+                   "price per million")
 
 
-def _cost_hint(got: float, prompt: int, completion: int, p_in: float, p_out: float) -> str:
+def _cost(prompt, cached, completion, p_in, p_cached, p_out) -> float:
+    return ((prompt - cached) * p_in + cached * p_cached + completion * p_out) / 1e6
+
+
+def _cost_hint(got: float, prompt, cached, completion, p_in, p_cached, p_out) -> str:
     """Name the likely mistake behind a wrong cost."""
-    if math.isclose(got, (prompt * p_in + completion * p_out) / 1e3, rel_tol=1e-6):
+    def near(value):
+        return math.isclose(got, value, rel_tol=1e-6)
+
+    if near(_cost(prompt, cached, completion, p_in, p_cached, p_out) * 1e3):
         return "prices are per million tokens, not per thousand"
-    if math.isclose(got, (prompt * p_out + completion * p_in) / 1e6, rel_tol=1e-6):
-        return "input and output prices are swapped"
-    if math.isclose(got, prompt * p_in + completion * p_out, rel_tol=1e-6):
+    if near(_cost(prompt, cached, completion, p_in, p_cached, p_out) * 1e6):
         return "divide by a million: prices are per million tokens"
-    if math.isclose(got, (prompt + completion) * p_in / 1e6, rel_tol=1e-6):
+    if near((prompt * p_in + completion * p_out) / 1e6):
+        return "the cached tokens cost less: charge them at the cached-input price"
+    if near((prompt * p_in + cached * p_cached + completion * p_out) / 1e6):
+        return ("cached tokens are counted inside prompt_tokens: only prompt_tokens - "
+                "cached_tokens pay the full input price")
+    if near(_cost(prompt, cached, completion, p_out, p_cached, p_in)):
+        return "input and output prices are swapped"
+    if near(_cost(prompt, cached, 0, p_in, p_cached, p_out) + completion * p_in / 1e6):
         return "completion tokens have their own (higher) price"
-    return "cost = (prompt x input price + completion x output price) / 1,000,000"
+    return ("cost = ((prompt - cached) x input price + cached x cached-input price "
+            "+ completion x output price) / 1,000,000")
 
 
 # --- 02: tools ------------------------------------------------------------------------------
 
+# Inputs the check tries but never names in a message: a table of the named ones fails on these.
+# Seeded, so a verdict is the same at every run.
+_UNNAMED_CELSIUS = [round(random.Random(2026 + k).uniform(-60, 150), 1) for k in range(4)]
+
+
 def check_temperature_tool(candidate) -> Verdict:
-    """A @tool convert_temperature(celsius: float) -> Fahrenheit, with its argument described."""
+    """A @tool convert_temperature(celsius) -> Fahrenheit, with its argument described.
+
+    Any annotation that lets the model send 36.6 is right (float, float | int): the check asks
+    the tool's own schema whether it accepts 36.6. Tried on five values it names, then on
+    values it does not, so a table of the named ones does not pass.
+    """
     if not isinstance(candidate, Tool):
         return Verdict(False, "decorate your function with @tool")
     parameters = getattr(candidate, "parameters", None) or {}
     params = parameters.get("properties", {}) if isinstance(parameters, dict) else {}
     if list(params) != ["celsius"]:
         return Verdict(False, f"it should take one argument, celsius; it takes {list(params)}")
-    if params["celsius"].get("type") != "number":
+    if not _schema_accepts(parameters, {"celsius": 36.6}):
         return Verdict(False, "annotate celsius as float, so the model may send 36.6 as well as 37")
     if not params["celsius"].get("description"):
         return Verdict(False, "describe celsius in an Args: section of the docstring")
     if not candidate.description:
         return Verdict(False, "give the function a docstring: its first line is what the "
                        "model reads")
+    if candidate.description.startswith("Replace this docstring"):
+        return Verdict(False, "replace the stub's docstring: its first line is what the model "
+                       "reads, so say what the tool does")
     for c, f in ((100, 212), (-40, -40), (37, 98.6), (0, 32), (21.5, 70.7)):
         got, failed = _attempt(f"convert_temperature({c})", candidate, c)
         if failed is not None:
@@ -208,8 +289,30 @@ def check_temperature_tool(candidate) -> Verdict:
         if number is None or abs(number - f) > 1e-6:
             hint = " (fill in the stub)" if _is_stub_result(got) else ""
             return Verdict(False, f"{c} °C should be {f} °F, not {_short(got)}{hint}")
+    for c in _UNNAMED_CELSIUS:
+        try:
+            number = _number(candidate(c))
+        except Exception as e:
+            number = None
+            why = f" (it raised {type(e).__name__})"
+        else:
+            why = ""
+        if number is None or abs(number - (c * 9 / 5 + 32)) > 1e-6:
+            return Verdict(False, f"right on the five values named here, wrong on another "
+                           f"temperature{why}: compute °F from celsius for any value, do not "
+                           "look answers up")
     return Verdict(True, "schema and results are right: "
                    + json.dumps(candidate.schema["function"]["parameters"]))
+
+
+def _schema_accepts(schema, arguments: dict) -> bool:
+    """Whether `arguments` are valid under the JSON schema (False for a broken schema)."""
+    import jsonschema
+
+    try:
+        return jsonschema.validators.validator_for(schema)(schema).is_valid(arguments)
+    except Exception:  # a schema jsonschema cannot read accepts nothing
+        return False
 
 
 # --- 03: the loop and its record ------------------------------------------------------------
@@ -249,19 +352,39 @@ def check_count_tool_calls(count_tool_calls) -> Verdict:
 
 # --- 04a: the chapter's guardrails -----------------------------------------------------------
 
-LONG_RESULT = {"city": "Paris", "report": "rain, " * 2000}
+def _report(word: str, count: int) -> str:
+    """A long text whose start differs from its end: "rain-0 rain-1 rain-2 ..."."""
+    return " ".join(f"{word}-{i}" for i in range(count))
+
+
+def _result_of_length(length: int, word: str) -> dict:
+    """A result whose JSON is exactly `length` characters long (length >= 60)."""
+    result = {"city": "Lima", "report": _report(word, length)}
+    text = json.dumps(result)
+    cut = len(text) - length  # the report is plain ASCII: each character dropped is one less
+    return {"city": "Lima", "report": result["report"][: len(result["report"]) - cut]}
+
+
 SHORT_RESULT = {"city": "Oslo", "temp_c": -3, "note": 'a "quoted" word'}
+LONG_RESULT = {"city": "Paris", "report": _report("rain", 2000)}
+# (result, max_chars): a short one; long ones; a string; and, to catch `<` written for `<=`,
+# a result exactly max_chars long (it fits) and one a character longer (it does not).
+TRUNCATE_CASES = [(SHORT_RESULT, 200), (LONG_RESULT, 300), (LONG_RESULT, 1000),
+                  (_report("a plain string", 300), 120),
+                  (_result_of_length(400, "snow"), 400), (_result_of_length(401, "hail"), 400)]
 
 
 def check_truncate(truncate) -> Verdict:
     """truncate(result, max_chars) -> text for the model: valid JSON, at most max_chars long.
 
-    A short result comes through whole; a long one is cut but stays valid JSON and keeps the
-    start of the result (the chapter's json.dumps(result)[:4000] breaks the JSON).
+    A result whose JSON fits in max_chars (exactly max_chars included) comes through whole; a
+    longer one is cut but stays valid JSON and keeps the start of the result, at least a fifth
+    of max_chars of it (the chapter's json.dumps(result)[:4000] breaks the JSON). Each long
+    input's text runs "word-0 word-1 ...", so keeping its end instead does not pass.
     """
-    for result, max_chars in ((SHORT_RESULT, 200), (LONG_RESULT, 300), (LONG_RESULT, 1000),
-                              ("a plain string " * 50, 120)):
-        call = f"truncate(<{len(json.dumps(result)):,}-character result>, {max_chars})"
+    for result, max_chars in TRUNCATE_CASES:
+        whole = json.dumps(result)
+        call = f"truncate(<{len(whole):,}-character result>, {max_chars})"
         got, failed = _attempt(call, truncate, result, max_chars)
         if failed is not None:
             return failed
@@ -275,14 +398,50 @@ def check_truncate(truncate) -> Verdict:
         except ValueError:
             return Verdict(False, f"{call} is not valid JSON ({_short(got[-40:])} at its end): "
                            "cut the text inside, then build the JSON")
-        whole = json.dumps(result)
-        if len(whole) <= max_chars and parsed != result:
-            return Verdict(False, f"a result that fits should come through unchanged; got "
-                           f"{_short(got)}")
-        opening = "rain, rain, rain" if isinstance(result, dict) else "a plain string"
-        if len(whole) > max_chars and opening not in got:
-            return Verdict(False, f"{call} lost the start of the result; keep the beginning")
-    return Verdict(True, "short results pass whole; long ones are cut and still parse as JSON")
+        if len(whole) <= max_chars:
+            if parsed != result:
+                exactly = (f" (this one is exactly {max_chars} characters: it fits)"
+                           if len(whole) == max_chars else "")
+                return Verdict(False, f"a result that fits should come through unchanged{exactly}"
+                               f"; got {_short(got)}")
+            continue
+        text = result if isinstance(result, str) else result["report"]
+        kept = max((_kept_start(text, s) for s in _strings_in(parsed)), default=0)
+        if kept < max_chars // 5:
+            where = " (the end, or a fixed text?)" if kept < 20 else ""
+            return Verdict(False, f"{call} kept {kept} characters of the start of the result"
+                           f"{where}; keep the beginning, as much as fits")
+    return Verdict(True, "results that fit pass whole, to the last character; longer ones are "
+                   "cut, keep their start and still parse as JSON")
+
+
+def _strings_in(value) -> list[str]:
+    """Every string in a parsed JSON value, keys included.
+
+    Example: {"a": ["x", 1], "b": "y"} -> ["a", "x", "b", "y"]
+    """
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [k, *_strings_in(v)]]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings_in(v)]
+    return []
+
+
+def _kept_start(text: str, kept: str) -> int:
+    """How many characters of the start of `text` appear in `kept`.
+
+    Example: _kept_start("rain-0 rain-1 rain-2", "cut: rain-0 rain-1 ...") -> 14
+    """
+    low, high = 0, len(text)  # text[:n] in kept holds for every n up to the answer
+    while low < high:
+        middle = (low + high + 1) // 2
+        if text[:middle] in kept:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 # --- 04b: beyond the chapter ----------------------------------------------------------------
@@ -330,22 +489,25 @@ def check_europe_only(approve) -> Verdict:
 
 
 def check_looper_settings(limits, wind_down=False) -> Verdict:
-    """Settings under which tutor-looper stops within 3 steps *and* answers 6 * 7 with 42,
-    worked out with a tool (a last word before any tool ran does not count)."""
+    """Settings under which tutor-looper answers 6 * 7 with 42, worked out with a tool (a last
+    word before any tool ran does not count), in as few steps as that allows: two, one to
+    calculate and one to answer."""
     if not isinstance(limits, Limits):
         return Verdict(False, f"pass a Limits(...) object, not {_short(limits)}")
     if not isinstance(wind_down, bool):
         return Verdict(False, f"wind_down is True or False, not {_short(wind_down)}")
     run = run_agent("What is 6 * 7?", COURSE_TOOLS, client=_tutor("tutor-looper"), limits=limits,
                     wind_down=wind_down)
-    if len(run.steps) > 3:
-        return Verdict(False, f"it ran {len(run.steps)} steps; stop it within 3")
     if not run.answer:
-        return Verdict(False, f"it stopped ({run.stop_reason}) without an answer: which option "
-                       "gives the model a last word?")
+        return Verdict(False, f"it stopped ({run.stop_reason}, after {len(run.steps)} steps) "
+                       "without an answer: which option gives the model a last word?")
     if "42" not in run.answer or not run.tool_calls:
         return Verdict(False, f"it answered {run.answer[:80]!r} without working out 6 * 7 with "
                        "a tool first: leave it a step to calculate before the last word")
+    if len(run.steps) > 2:
+        return Verdict(False, f"it answered 42, after {len(run.steps)} steps: it needs fewer. "
+                       "How many steps does one calculation and a last word take, and does the "
+                       "last word count as a step?")
     return Verdict(True, f"stopped after {len(run.steps)} steps ({run.stop_reason}) with the "
                    f"answer {run.answer!r}")
 
@@ -419,23 +581,45 @@ def _check_sweep(limit: str, values: tuple) -> list:
     return sweeps.sweep(sweeps.MEASURE_TASKS[:_CHECK_TASKS], limit, list(values), client=_tutor())
 
 
+OWN_SUCCESS_RATES = ("my_success_rates calls agentlab's own success_rates: write yours from "
+                     "result.setting and result.solved")
+
+
+@contextlib.contextmanager
+def _spied(module, name: str):
+    """Replace module.name with a wrapper that records each call; yield the list of calls."""
+    from unittest import mock
+
+    original, calls = getattr(module, name), []
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    with mock.patch.object(module, name, spy):
+        yield calls
+
+
 def check_success_rates(success_rates) -> Verdict:
     """success_rates(results) -> {setting: share of tasks solved}, like agentlab.sweeps'.
 
     Tried on two sweeps; the second has runs that answer but answer wrongly (results cut too
     short to read), so counting answers instead of correct answers does not pass. agentlab's
-    own success_rates, which the notebook imports to draw its curves, is not an answer.
+    own success_rates is not an answer, however it is reached: a name bound to it, or the
+    module's attribute at run time (agentlab.sweeps.success_rates, importlib).
     """
     from . import sweeps
 
     if _reaches(success_rates, sweeps.success_rates):
-        return Verdict(False, "my_success_rates calls agentlab's own success_rates (imported "
-                       "above): write yours from result.setting and result.solved")
+        return Verdict(False, OWN_SUCCESS_RATES)
     for limit, values in (("max_steps", (1, 2, 4)), ("max_result_chars", (20, 4000))):
         results = copy.deepcopy(_check_sweep(limit, values))  # the student's own copy
         expected = {v: sum(r.solved for r in results if r.setting == v) / _CHECK_TASKS
                     for v in values}
-        got, failed = _attempt(f"my_success_rates(a {limit} sweep)", success_rates, results)
+        with _spied(sweeps, "success_rates") as calls:  # reached through the module at run time
+            got, failed = _attempt(f"my_success_rates(a {limit} sweep)", success_rates, results)
+        if calls:
+            return Verdict(False, OWN_SUCCESS_RATES)
         if failed is not None:
             return failed
         if _is_stub_result(got):
@@ -530,24 +714,31 @@ def _no_network():
 
 
 FAKE_KEY = "sk-fake-key-for-the-check-0000000000"
-PICK_CASES = [  # (environment, should the client be the real API?)
-    ({}, False),
-    ({"AGENTLAB_MODEL": "gpt-4.1"}, False),
-    ({"OPENAI_BASE_URL": "http://localhost:11434/v1"}, False),
-    ({"OPENAI_API_KEY": FAKE_KEY}, True),
-    ({"OPENAI_API_KEY": FAKE_KEY, "AGENTLAB_MODEL": "tutor-looper"}, True),
+LOCAL_URL = "http://localhost:11434/v1"
+OPENAI_URL = "https://api.openai.com/v1"  # where the SDK sends a request when no base URL is set
+PICK_CASES = [  # (environment, where the client should send requests: None for the tutor)
+    ({}, None),
+    ({"AGENTLAB_MODEL": "gpt-4.1"}, None),
+    ({"OPENAI_BASE_URL": LOCAL_URL}, None),
+    ({"OPENAI_API_KEY": FAKE_KEY}, OPENAI_URL),
+    ({"OPENAI_API_KEY": FAKE_KEY, "AGENTLAB_MODEL": "tutor-looper"}, OPENAI_URL),
+    ({"OPENAI_API_KEY": FAKE_KEY, "OPENAI_BASE_URL": LOCAL_URL}, LOCAL_URL),
 ]
 
 
 def check_pick_client(pick_client) -> Verdict:
-    """pick_client() -> a client for gpt-4o-mini on the real API when OPENAI_API_KEY is set, and
-    the offline tutor otherwise, whatever else the environment holds.
+    """pick_client() -> a client for gpt-4o-mini when OPENAI_API_KEY is set, and the offline
+    tutor otherwise, whatever else the environment holds.
+
+    With a key, requests go where the SDK would send them: to OPENAI_BASE_URL when it is set (a
+    local server, a proxy), else to OpenAI's API. A base URL without a key is still the tutor.
 
     Nothing is sent anywhere: the check only builds clients, with a fake key.
     """
     shown = {}
     with _no_network():
-        for env, online in PICK_CASES:
+        for env, url in PICK_CASES:
+            online = url is not None
             values = {k: None for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTLAB_MODEL")}
             values.update(env)
             with _environment(**values):
@@ -559,18 +750,24 @@ def check_pick_client(pick_client) -> Verdict:
                                f"{_short(client)}")
             where = _describe_env(env)
             if online and client.offline:
-                return Verdict(False, f"with {where} it must return a client for the real API")
+                return Verdict(False, f"with {where} it must return a client for a real model")
             if not online and not client.offline:
                 return Verdict(False, f"with {where} it must return the offline tutor: only "
-                               "OPENAI_API_KEY selects the real API here")
+                               "OPENAI_API_KEY selects a real model here")
             want = "gpt-4o-mini" if online else "tutor"
             if client.default_model != want:
                 return Verdict(False, f"with {where} the model should be {want!r}, not "
                                f"{client.default_model!r}: name it, don't inherit AGENTLAB_MODEL")
+            sent_to = str(getattr(getattr(client, "sdk", None), "base_url", "")).rstrip("/")
+            if online and sent_to != url:
+                return Verdict(False, f"with {where} requests should go to {url}, where the SDK "
+                               f"would send them, not {sent_to or 'nowhere'}: leave base_url to "
+                               "the environment")
             if FAKE_KEY in repr(client):
                 return Verdict(False, "the client's repr shows the key: never print a key")
-            shown["online" if online else "offline"] = client
-    return Verdict(True, f"without a key: {shown['offline']!r}; with one: {shown['online']!r}")
+            shown.setdefault(url, client)
+    return Verdict(True, f"without a key: {shown[None]!r}; with one: {shown[OPENAI_URL]!r}; "
+                   f"with one and OPENAI_BASE_URL: {shown[LOCAL_URL]!r}")
 
 
 def _describe_env(env: dict) -> str:

@@ -26,14 +26,21 @@ def refused(verdict, *words):
 
 # --- 01 --------------------------------------------------------------------------------------
 
+def right_observe(messages, call, outcome):
+    """A right answer to 01's exercise 1: a result as JSON, a failure as {"error": ...}."""
+    if isinstance(outcome, Exception):
+        content = json.dumps({"error": f"{type(outcome).__name__}: {outcome}"})
+    else:
+        content = json.dumps(outcome)
+    messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+
+
 def test_check_observe_accepts_any_readable_text():
-    def with_json(messages, call, result):
-        messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
+    def with_str(messages, call, outcome):
+        text = f"Error: {outcome}" if isinstance(outcome, Exception) else str(outcome)
+        messages += [dict(role="tool", tool_call_id=call.id, content=text)]
 
-    def with_str(messages, call, result):
-        messages += [dict(role="tool", tool_call_id=call.id, content=str(result))]
-
-    assert ex.check_observe(with_json)
+    assert ex.check_observe(right_observe)
     assert ex.check_observe(with_str)
 
 
@@ -53,15 +60,54 @@ def test_check_observe_refuses_plausible_mistakes():
     refused(ex.check_observe(lambda m, c, r: 1 / 0), "ZeroDivisionError")
 
 
+def test_check_observe_wants_a_failure_marked_and_explained():
+    # The answer shown above the exercise (json.dumps of a result) cannot encode an exception.
+    as_shown = lambda m, c, r: m.append({"role": "tool", "tool_call_id": c.id,
+                                         "content": json.dumps(r)})
+    refused(ex.check_observe(as_shown), "not JSON serializable", "as an error")
+    as_plain_text = lambda m, c, r: m.append({"role": "tool", "tool_call_id": c.id,
+                                              "content": str(r)})
+    refused(ex.check_observe(as_plain_text), "reads like a result")
+    vague = lambda m, c, r: right_observe(m, c, RuntimeError("failed")
+                                          if isinstance(r, Exception) else r)
+    refused(ex.check_observe(vague), "does not say what went wrong")
+
+
+def test_check_observe_never_crashes_when_the_conversation_is_broken():
+    def replaces_the_request(messages, call, outcome):  # the review's probe p3
+        messages[-1] = {"role": "tool", "tool_call_id": call.id, "content": "{}"}
+        right_observe(messages, call, outcome)
+
+    refused(ex.check_observe(replaces_the_request), "could not read the conversation")
+
+
+def right_cost(prompt, cached, completion, p_in, p_cached, p_out):
+    return ((prompt - cached) * p_in + cached * p_cached + completion * p_out) / 1e6
+
+
 def test_check_estimate_cost():
-    assert ex.check_estimate_cost(lambda p, c, i, o: (p * i + c * o) / 1e6)
-    assert ex.check_estimate_cost(lambda p, c, i, o: p / 1_000_000 * i + c * (o / 1_000_000))
-    refused(ex.check_estimate_cost(lambda p, c, i, o: (p * i + c * o) / 1e3), "per million")
-    refused(ex.check_estimate_cost(lambda p, c, i, o: (p * o + c * i) / 1e6), "swapped")
-    refused(ex.check_estimate_cost(lambda p, c, i, o: (p + c) * i / 1e6), "own")
-    refused(ex.check_estimate_cost(lambda p, c, i, o: round((p * i + c * o) / 1e6, 4)))
-    refused(ex.check_estimate_cost(lambda p, c, i, o: 0.000044), "should be")
-    refused(ex.check_estimate_cost(lambda p, c, i, o: "$0.000044"), "number")
+    from decimal import Decimal
+    from fractions import Fraction
+
+    assert ex.check_estimate_cost(right_cost)
+    assert ex.check_estimate_cost(lambda p, k, c, i, ki, o: (p - k) / 1_000_000 * i
+                                  + k * (ki / 1_000_000) + c * o / 1e6)
+    # Any real number of dollars (review D8: a Decimal was refused).
+    assert ex.check_estimate_cost(lambda *a: Decimal(repr(right_cost(*a))))
+    assert ex.check_estimate_cost(lambda *a: Fraction(right_cost(*a)))
+    refused(ex.check_estimate_cost(lambda *a: right_cost(*a) * 1e3), "per million")
+    refused(ex.check_estimate_cost(lambda p, k, c, i, ki, o: right_cost(p, k, c, o, ki, i)),
+            "swapped")
+    refused(ex.check_estimate_cost(lambda p, k, c, i, ki, o: (p * i + c * o) / 1e6), "cached")
+    refused(ex.check_estimate_cost(lambda p, k, c, i, ki, o: (p * i + k * ki + c * o) / 1e6),
+            "inside prompt_tokens")
+    refused(ex.check_estimate_cost(lambda p, k, c, i, ki, o: right_cost(p, k, 0, i, ki, o)
+                                   + c * i / 1e6), "own")
+    refused(ex.check_estimate_cost(lambda *a: round(right_cost(*a), 4)))
+    refused(ex.check_estimate_cost(lambda *a: 0.000044), "should be")
+    refused(ex.check_estimate_cost(lambda *a: "$0.000044"), "number")
+    # The four-argument formula shown above the exercise is not the answer.
+    refused(ex.check_estimate_cost(lambda p, c, i, o: (p * i + c * o) / 1e6), "TypeError")
 
 
 # --- 02 --------------------------------------------------------------------------------------
@@ -88,6 +134,28 @@ def test_check_temperature_tool():
     refused(ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 // 5 + 32, annotation=int)),
             "float")
     refused(ex.check_temperature_tool(lambda c: c * 9 / 5 + 32), "@tool")
+
+
+def test_check_temperature_tool_accepts_any_annotation_that_takes_36_6():
+    assert ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 / 5 + 32,
+                                                       annotation=float | int))
+
+
+def test_check_temperature_tool_refuses_a_table_of_the_values_it_names():
+    table = {100: 212, -40: -40, 37: 98.6, 0: 32, 21.5: 70.7}
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: table[c])), "look answers up")
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: table.get(c, 0))),
+            "look answers up")
+    # The unnamed inputs never appear in a verdict.
+    verdict = ex.check_temperature_tool(_temperature_tool(lambda c: table[c]))
+    assert not any(str(c) in verdict.message for c in ex._UNNAMED_CELSIUS)
+
+
+def test_check_temperature_tool_refuses_the_stubs_docstring():
+    stub_doc = ("Replace this docstring: a summary line, then an Args: section describing "
+                "celsius.\n\n    Args:\n        celsius: x\n")
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 / 5 + 32, doc=stub_doc)),
+            "replace the stub's docstring")
 
 
 # --- 03 --------------------------------------------------------------------------------------
@@ -137,6 +205,53 @@ def test_check_truncate():
     refused(ex.check_truncate(lambda r, n: r), "text")
 
 
+def _cut(keep):
+    """A truncate that passes a result that fits and cuts the rest with keep(text, max_chars)."""
+    def truncate(result, max_chars):
+        text = json.dumps(result)
+        return text if len(text) <= max_chars else json.dumps(keep(text, max_chars))
+    return truncate
+
+
+def test_check_truncate_refuses_the_reviews_wrong_answers():
+    # Keeping the end instead of the beginning (review D3, probe p1).
+    refused(ex.check_truncate(_cut(lambda text, n: text[-(n // 2):])), "start of the result")
+    # A constant in place of the result.
+    refused(ex.check_truncate(_cut(lambda text, n: "rain, rain, rain")), "start of the result")
+    # `<` for `<=`: a result exactly max_chars long is cut although it fits.
+    def off_by_one(result, max_chars):
+        text = json.dumps(result)
+        return text if len(text) < max_chars else json.dumps(text[: max_chars // 2])
+
+    refused(ex.check_truncate(off_by_one), "exactly 400 characters")
+    # One past: a result a character too long must be cut (a `<= n + 1` lets it through whole).
+    def one_past(result, max_chars):
+        text = json.dumps(result)
+        return text if len(text) <= max_chars + 1 else json.dumps(text[: max_chars // 2])
+
+    refused(ex.check_truncate(one_past), "at most 400")
+
+
+def test_the_exact_and_one_past_cases_are_what_they_say():
+    lengths = [(len(json.dumps(r)), n) for r, n in ex.TRUNCATE_CASES]
+    assert (400, 400) in lengths and (401, 400) in lengths
+
+
+def test_check_truncate_accepts_a_cut_inside_the_result():
+    def keep_the_shape(result, max_chars):  # cut the long value, keep the dict
+        text = json.dumps(result)
+        if len(text) <= max_chars:
+            return text
+        if isinstance(result, str):
+            return json.dumps(result[: max_chars // 2] + " [cut]")
+        report = result["report"]
+        while len(json.dumps(dict(result, report=report + " [cut]"))) > max_chars:
+            report = report[:-10]
+        return json.dumps(dict(result, report=report + " [cut]"))
+
+    assert ex.check_truncate(keep_the_shape)
+
+
 # --- 04b -------------------------------------------------------------------------------------
 
 def right_approve(name, arguments):
@@ -180,13 +295,15 @@ def test_check_europe_only():
 
 
 def test_check_looper_settings():
-    assert ex.check_looper_settings(Limits(max_steps=3), wind_down=True)
     assert ex.check_looper_settings(Limits(max_steps=2), True)
+    assert ex.check_looper_settings(Limits(max_steps=2, max_repeats=1), wind_down=True)
+    # The notebook's demo, one step shorter, is not enough: the exercise asks for the fewest.
+    refused(ex.check_looper_settings(Limits(max_steps=3), wind_down=True), "fewer")
     refused(ex.check_looper_settings(Limits(max_steps=3)), "without an answer")
     # A last word before any tool ran is no answer to 6 * 7 (review: these passed).
     refused(ex.check_looper_settings(Limits(max_steps=1), True), "6 * 7")
     refused(ex.check_looper_settings(Limits(max_cost_usd=0.001), True), "6 * 7")
-    refused(ex.check_looper_settings(Limits(max_steps=4), wind_down=True), "within 3")
+    refused(ex.check_looper_settings(Limits(max_steps=4), wind_down=True), "fewer")
     refused(ex.check_looper_settings({"max_steps": 3}, wind_down=True), "Limits")
     refused(ex.check_looper_settings(Limits(max_steps=3), wind_down=...), "True or False")
 
@@ -235,6 +352,24 @@ def test_check_success_rates():
 
     refused(ex.check_success_rates(nested), "agentlab's own")
 
+    # Reached through the package at run time, not through a name bound to it (review).
+    import importlib
+
+    import agentlab
+
+    refused(ex.check_success_rates(lambda results: agentlab.sweeps.success_rates(results)),
+            "agentlab's own")
+    refused(ex.check_success_rates(
+        lambda results: importlib.import_module("agentlab.sweeps").success_rates(results)),
+        "agentlab's own")
+
+    def imported_inside(results):
+        from agentlab.sweeps import success_rates as theirs
+        return theirs(results)
+
+    refused(ex.check_success_rates(imported_inside), "agentlab's own")
+    assert sweeps.success_rates is success_rates  # the spy is gone after the check
+
     def own_dict_named_alike(results):  # a local of the same name is the student's own
         success_rates = {}
         for r in results:
@@ -270,9 +405,15 @@ def test_check_pick_client(monkeypatch):
 
     assert ex.check_pick_client(explicit)
     refused(ex.check_pick_client(lambda: connect()))
-    refused(ex.check_pick_client(lambda: connect("tutor")), "real API")
+    refused(ex.check_pick_client(lambda: connect("tutor")), "a real model")
     refused(ex.check_pick_client(lambda: connect("gpt-4o-mini") if "OPENAI" in str(os.environ)
                                  else connect("tutor")))
+    # A key with OPENAI_BASE_URL goes where the SDK would send it: the base URL (review D6).
+    assert any(env.get("OPENAI_API_KEY") and env.get("OPENAI_BASE_URL") == url
+               for env, url in ex.PICK_CASES)
+    always_openai = lambda: connect("gpt-4o-mini", base_url=ex.OPENAI_URL) \
+        if os.environ.get("OPENAI_API_KEY") else connect("tutor")
+    refused(ex.check_pick_client(always_openai), "where the SDK would send them")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-outer-value-must-come-back-000000")
     ex.check_pick_client(lambda: connect())
     assert os.environ["OPENAI_API_KEY"] == "sk-outer-value-must-come-back-000000"  # restored
@@ -292,15 +433,14 @@ def test_no_check_crashes_on_a_stub_or_a_wrong_type(name, stub):
 
 
 RIGHT = {
-    "check_observe": lambda m, c, r: m.append({"role": "tool", "tool_call_id": c.id,
-                                               "content": json.dumps(r)}),
-    "check_estimate_cost": lambda p, c, i, o: (p * i + c * o) / 1e6,
+    "check_observe": right_observe,
+    "check_estimate_cost": right_cost,
     "check_temperature_tool": _temperature_tool(lambda c: c * 9 / 5 + 32),
     "check_count_tool_calls": lambda run: dict(collections.Counter(c.name for c in run.tool_calls)),
     "check_truncate": lambda r, n: json.dumps(r) if len(json.dumps(r)) <= n
     else json.dumps(json.dumps(r)[: n // 2]),
     "check_europe_only": right_approve,
-    "check_looper_settings": Limits(max_steps=3),
+    "check_looper_settings": Limits(max_steps=2),
     "check_smallest_budget": 10 ** -1.75,
     "check_success_rates": lambda results: {
         s: sum(r.solved for r in results if r.setting == s) /

@@ -1,0 +1,36 @@
+"""agentlab.course.student_copy: the copy a teacher hands out has the course, not its solutions."""
+
+import pathlib
+
+import pytest
+
+from agentlab import course
+
+CHECKOUT = pathlib.Path(__file__).parent.parent
+
+
+def test_a_student_copy_has_the_notebooks_and_no_solutions(tmp_path, capsys):
+    copy = course.student_copy(tmp_path / "students", checkout=CHECKOUT)
+    notebooks = sorted(p.name for p in (copy / "notebooks").glob("*.ipynb"))
+    assert notebooks == sorted(p.name for p in (CHECKOUT / "notebooks").glob("*.ipynb"))
+    assert not (copy / "notebooks" / "solutions").exists()
+    assert not list(copy.rglob("*_solutions.ipynb"))
+    assert not (copy / "tests").exists() and not (copy / ".git").exists()
+    assert not (copy / "docs" / "INSTRUCTORS.md").exists()  # it answers the open questions
+    assert not list(copy.rglob("__pycache__"))
+    # What the README's commands need is there: the package, its metadata, nbval's sanitizer.
+    for needed in ("pyproject.toml", "README.md", "environment.yml", "agentlab/loop.py",
+                   "agentlab/exercises.py", "notebooks/sanitize.cfg"):
+        assert (copy / needed).exists(), needed
+    # `agentlab course`, installed from the copy, opens the copy's notebooks.
+    assert course.find_notebooks(checkout=copy, here=tmp_path) == copy / "notebooks"
+    assert "without notebooks/solutions/" in capsys.readouterr().out
+
+
+def test_a_student_copy_refuses_a_folder_that_exists_or_lies_inside_the_course(tmp_path):
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(course.CourseError, match="already exists"):
+        course.student_copy(tmp_path / "taken", checkout=CHECKOUT)
+    with pytest.raises(course.CourseError, match="inside the course's folder"):
+        course.student_copy(CHECKOUT / "students-copy", checkout=CHECKOUT)
+    assert not (CHECKOUT / "students-copy").exists()
