@@ -96,6 +96,10 @@ def _parser() -> Parser:
     course.add_argument("--check", action="store_true",
                         help="check JupyterLab and the notebooks are there, say what would "
                              "start, and exit (default: start JupyterLab)")
+    course.add_argument("--student-copy", metavar="FOLDER",
+                        help="copy the course to a new FOLDER without the reference solutions, "
+                             "the tests and the instructor's guide, to hand out, and exit "
+                             "(default: open the course)")
     course.add_argument("jupyter_options", nargs="*", metavar="-- OPTION",
                         help="more JupyterLab options, after --, such as -- --ip=0.0.0.0 "
                              "(default: none)")
@@ -203,8 +207,11 @@ def refuse_unknown(command: Parser, unknown: list[str], argv: list[str]) -> None
 
 
 def _course(args) -> int:
-    from .course import open_course
+    from .course import open_course, student_copy
 
+    if args.student_copy:
+        student_copy(args.student_copy)
+        return 0
     return open_course(port=args.port, open_browser=not args.no_browser, check=args.check,
                        extra=args.jupyter_options)
 

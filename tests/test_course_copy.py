@@ -34,3 +34,13 @@ def test_a_student_copy_refuses_a_folder_that_exists_or_lies_inside_the_course(t
     with pytest.raises(course.CourseError, match="inside the course's folder"):
         course.student_copy(CHECKOUT / "students-copy", checkout=CHECKOUT)
     assert not (CHECKOUT / "students-copy").exists()
+
+
+def test_the_command_line_makes_the_copy_and_refuses_a_second_one(tmp_path, capsys):
+    from agentlab.__main__ import main
+
+    assert main(["course", "--student-copy", str(tmp_path / "students")]) == 0
+    assert (tmp_path / "students" / "notebooks" / "01_the_loop_by_hand.ipynb").exists()
+    assert not (tmp_path / "students" / "notebooks" / "solutions").exists()
+    assert main(["course", "--student-copy", str(tmp_path / "students")]) == 1
+    assert "already exists: name a new folder" in capsys.readouterr().err
