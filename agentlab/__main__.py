@@ -108,8 +108,9 @@ def _parser() -> Parser:
                               help="run the agent loop on a task, printing each step")
     run.add_argument("task", help="what to ask the agent, in quotes")
     run.add_argument("--model", metavar="NAME",
-                     help="model name (default: $AGENTLAB_MODEL if set, else 'tutor', the "
-                          "offline tutor; `models` lists its personas)")
+                     help="model name (default: $AGENTLAB_MODEL if set; else 'tutor', the "
+                          "offline tutor, or gpt-4o-mini on the real API when OPENAI_API_KEY "
+                          "or OPENAI_BASE_URL is set; `models` lists the tutor's personas)")
     run.add_argument("--max-steps", type=whole_number, default=DEFAULTS.max_steps, metavar="N",
                      help="the most model calls in the run (default: %(default)s)")
     run.add_argument("--max-cost", type=positive_number, default=DEFAULTS.max_cost_usd,

@@ -9,10 +9,14 @@ network: JupyterLab's news feed and its update check (both fetched from the inte
 switched off. JupyterLab refuses to start as root (a container, a cloud VM) unless told
 --allow-root; the launcher passes that flag when it runs as root, and says so.
 
-A teacher makes the copy to hand out, without the reference solutions, from the course's
-folder with student_copy() (docs/INSTRUCTORS.md, "Handing out a copy without the solutions"):
+A teacher makes the copy to hand out, without the reference solutions, with student_copy()
+(docs/INSTRUCTORS.md, "Handing out a copy without the solutions"):
 
-    python -c "from agentlab.course import student_copy; student_copy('../students')"
+    agentlab course --student-copy ../students
+
+"Offline" is JupyterLab's side: the notebooks themselves use a real, billed API when
+OPENAI_API_KEY or OPENAI_BASE_URL is set in the environment (notebook 07 teaches this), so the
+launcher says so when it sees one, before anything starts.
 
 Left out on purpose: choosing a kernel (the notebooks run on the Python that runs this) and
 any install step (that is the README's first command, run once).
@@ -55,6 +59,22 @@ def find_notebooks(checkout: pathlib.Path | None = None, here: pathlib.Path | No
             return folder
     raise CourseError("cannot find the course's notebooks/ folder: run this from the agentlab "
                       "folder (the one with notebooks/ and README.md)")
+
+
+def online_note() -> str | None:
+    """A line saying the notebooks will reach a real API, or None when they stay offline.
+
+    Example: with OPENAI_API_KEY set -> "note: OPENAI_API_KEY is set, so the notebooks' connect()
+             uses the real API, billed to that key; unset it for the offline tutor"
+    """
+    names = [name for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL") if os.environ.get(name)]
+    if not names:
+        return None
+    where = "the server at OPENAI_BASE_URL" if "OPENAI_BASE_URL" in names else (
+        "the real API, billed to that key")
+    return (f"note: {' and '.join(names)} {'is' if len(names) == 1 else 'are'} set, so the "
+            f"notebooks' connect() uses {where}; unset {'it' if len(names) == 1 else 'them'} "
+            "for the offline tutor")
 
 
 def running_as_root() -> bool:
@@ -100,6 +120,8 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
                               extra=extra)
     if as_root:
         print(ROOT_MESSAGE, flush=True)
+    if online_note():
+        print(online_note(), flush=True)
     from jupyterlab.labapp import LabApp  # imported here: it takes a second
     from jupyterlab import __version__ as lab_version
 

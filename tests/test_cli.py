@@ -397,6 +397,24 @@ def test_course_check_masks_a_key_typed_into_an_option(capsys):
     assert key not in out and "--ServerApp.token=[masked key]" in out
 
 
+@pytest.mark.parametrize("settings, says", [
+    ({}, None),
+    ({"OPENAI_API_KEY": "sk-test-000000000000"},
+     "note: OPENAI_API_KEY is set, so the notebooks' connect() uses the real API, billed to "
+     "that key; unset it for the offline tutor"),
+    ({"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"},
+     "note: OPENAI_BASE_URL is set, so the notebooks' connect() uses the server at "
+     "OPENAI_BASE_URL; unset it for the offline tutor")])
+def test_course_says_when_the_notebooks_will_not_be_offline(settings, says, monkeypatch, capsys):
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    assert main(["course", "--check"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    notes = [line for line in lines if line.startswith("note:")]
+    assert notes == ([says] if says else [])
+    assert "sk-test" not in "\n".join(lines)
+
+
 def test_lab_arguments_pass_allow_root_only_as_root(tmp_path):
     assert "--allow-root" in course.lab_arguments(tmp_path, as_root=True)
     assert "--allow-root" not in course.lab_arguments(tmp_path, as_root=False)
