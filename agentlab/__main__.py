@@ -63,7 +63,10 @@ def positive_number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        hint = ""
+        if "." in text and not text.startswith("."):  # "$0.01" unquoted: the shell ate "$0"
+            hint = " (write the number without a $: the shell replaces $0 with its own name)"
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number{hint}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive, finite number, not {text}")
     return value
@@ -204,6 +207,10 @@ def refuse_unknown(command: Parser, unknown: list[str], argv: list[str]) -> None
                                   and "=" not in word and action.option_strings else [])
         message += (f"; JupyterLab's options go after --: "
                     f"{' '.join([command.prog, *ours, '--', *theirs])}")
+    elif command.prog.endswith(" run") and not any(t.startswith("-") for t in unknown):
+        first = command.parse_known_args(argv[argv.index("run") + 1:])[0].task
+        task = " ".join([first, *unknown])  # the words of the task the shell split apart
+        message += f'; put the task in quotes: {command.prog} "{task}"'
     command.error(message)
 
 

@@ -286,8 +286,10 @@ def final_reply(response, last: Stop | None) -> Stop | None:
 
 
 def model_failed(error: Exception, clock: Deadline) -> Stop:
-    reason = "max_seconds" if clock.expired() else "error"
-    return Stop(reason, f"the model call failed: {_describe(error)}")
+    if clock.expired():  # the call was cut short by the run's time limit, not broken
+        return Stop("max_seconds", f"{clock.seconds:g} s passed during a model call "
+                    f"({_describe(error)})")
+    return Stop("error", f"the model call failed: {_describe(error)}")
 
 
 def interrupted(error: BaseException) -> Stop:

@@ -95,6 +95,23 @@ MEASURE_TASKS = [
 ]
 
 
+class SweepStopped(RuntimeError):
+    """A run's model call failed (a wrong address, a bad key, a server down): every other run
+    would fail the same way, so the sweep stops at once. `results` holds the runs made so far."""
+
+    def __init__(self, run: Run, done: int, total: int, results: list):
+        super().__init__(f"run {done} of {total} stopped with error: {run.stop_detail}. The "
+                         "sweep stopped there: every run would fail the same way (check the "
+                         "model's address and key, or unset them for the offline tutor); the "
+                         "runs made so far are in this error's .results")
+        self.results = results
+
+
+def _stop_if_the_model_failed(run: Run, results: list, total: int) -> None:
+    if run.stop_reason == "error":
+        raise SweepStopped(run, len(results), total, results)
+
+
 @dataclasses.dataclass
 class Result:
     """One task run at one setting (a limit's value, or a trial's seed)."""
@@ -128,6 +145,7 @@ def sweep(tasks: Sequence[Task], limit: str, values: Sequence, *, base: Limits |
             run = run_agent(task.text, tools, client=client, model=model, limits=limits,
                             **run_options)
             results.append(Result(value, task, run))
+            _stop_if_the_model_failed(run, results, len(tasks) * len(values))
             if bar is not None:
                 bar.advance()
     return results
@@ -166,6 +184,7 @@ def repeat(tasks: Sequence[Task], times: int, *, temperature: float = 0.8, model
         for task in tasks:
             run = run_agent(task.text, tools, client=client, limits=limits, **run_options)
             results.append(Result(seed, task, run))
+            _stop_if_the_model_failed(run, results, len(tasks) * times)
             if bar is not None:
                 bar.advance()
     return results
@@ -186,6 +205,9 @@ def spread(rates: dict) -> dict:
     Example: spread({0: 0.5, 1: 1.0}) == {"mean": 0.75, "stdev": 0.354, "low": 0.5, "high": 1.0}
     """
     values = list(rates.values())
+    if not values:
+        raise ValueError("spread needs at least one success rate: pass success_rates(results) "
+                         "of a sweep or of repeat() that made some runs")
     stdev = statistics.stdev(values) if len(values) > 1 else 0.0
     return {"mean": statistics.fmean(values), "stdev": round(stdev, 3), "low": min(values),
             "high": max(values)}

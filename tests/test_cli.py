@@ -139,6 +139,13 @@ def test_an_unknown_price_is_refused_before_the_run(args, environment, message, 
     (["serve", "--hots", "::1"], "agentlab serve: error: unrecognized arguments: --hots ::1"),
     (["models", "--all"], "agentlab models: error: unrecognized arguments: --all"),
     (["run", "x", "--max-steps", "sk-proj-ABCDEFGHIJ0123"], "'[masked key]' is not a whole"),
+    # a task typed without quotes, and "$0.01" unquoted (the shell replaced $0 with its name)
+    (["run", "What", "is", "3", "--max-steps", "3"], 'unrecognized arguments: is 3; put the '
+     'task in quotes: agentlab run "What is 3"'),
+    (["run", "--max-steps", "3", "What", "time"], 'put the task in quotes: agentlab run '
+     '"What time"'),
+    (["run", "x", "--max-cost", "bash.01"], "'bash.01' is not a number (write the number "
+     "without a $: the shell replaces $0 with its own name)"),
 ])
 def test_bad_input_is_refused_in_one_line(args, message, capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["agentlab"])  # the command's name, as the script types it

@@ -56,6 +56,7 @@ def test_a_model_that_never_answers_holds_the_run_no_longer_than_its_time_limit(
     run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_seconds=0.5))
     assert time.perf_counter() - start < 0.5 + SLACK_SECONDS
     assert run.stop_reason == "max_seconds" and "APITimeoutError" in run.stop_detail
+    assert run.stop_detail.startswith("0.5 s passed during a model call")  # not "failed"
 
 
 def test_retries_happen_within_a_short_time_limit_and_stop_at_its_edge(fast_retries):

@@ -516,6 +516,33 @@ def test_spread():
 
     assert spread({0: 0.5, 1: 1.0}) == {"mean": 0.75, "stdev": 0.354, "low": 0.5, "high": 1.0}
     assert spread({0: 0.9})["stdev"] == 0.0
+    with pytest.raises(ValueError, match="at least one success rate"):
+        spread({})
+
+
+def test_a_sweep_stops_at_the_first_run_whose_model_failed_and_keeps_what_it_made():
+    """A wrong address or a bad key fails every run the same way: the sweep says so at once,
+    with the cause, instead of reporting 0% for every setting minutes later."""
+    from agentlab import connect
+    from agentlab.server import handle, make_transport
+    from agentlab.sweeps import MEASURE_TASKS, SweepStopped, sweep
+
+    calls = []
+
+    def down_after_two_runs(method, path, body):
+        calls.append(path)
+        if len(calls) > 4:  # the first two tasks take two model calls each
+            return 401, {"error": {"message": "Incorrect API key provided", "type": "auth",
+                                   "param": None, "code": "invalid_api_key"}}, 0.0
+        return handle(method, path, body)
+
+    client = connect("tutor", transport=make_transport(down_after_two_runs))
+    with pytest.raises(SweepStopped) as stopped:
+        sweep(MEASURE_TASKS[:3], "max_steps", [2, 4, 6], client=client)
+    assert str(stopped.value).startswith("run 3 of 9 stopped with error: the model call failed: "
+                                         "AuthenticationError (HTTP 401)")
+    assert [r.solved for r in stopped.value.results] == [True, True, False]
+    assert len(calls) == 5  # no run after the failing one
 
 
 def test_repeated_trials_send_temperature_and_a_seed_per_trial(monkeypatch):

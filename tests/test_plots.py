@@ -106,6 +106,7 @@ def test_importing_agentlab_loads_no_plotting_widgets_or_sdk():
 
 def test_titles_say_what_to_see():
     assert plots.steps_per_run(RUNS).get_title().startswith("1 of 3 runs answered")
+    assert "hit a limit" not in plots.steps_per_run([hand_made(1, "error")]).get_title()
     assert "ended over budget" not in plots.cost_per_run(RUNS[:2]).get_title()
     over = hand_made(2, "max_cost", budget=0.0015)
     assert plots.cost_per_run([over]).get_title().startswith("1 of 1 runs ended over budget")
