@@ -430,8 +430,9 @@ class Toolbox:
         try:                                                              # 2. arguments
             arguments = json.loads(arguments_json or "{}")
         except (ValueError, TypeError, RecursionError) as e:  # ValueError: JSONDecodeError too
-            return refuse(f"the arguments for {name} are not valid JSON ({_describe(e)}); send "
-                          "one JSON object with the arguments by name")
+            why = str(e) if isinstance(e, json.JSONDecodeError) else _describe(e)  # says where
+            return refuse(f"the arguments for {name} are not valid JSON ({why}); send one JSON "
+                          "object with the arguments by name")
         if not isinstance(arguments, dict):
             return refuse(f"the arguments for {name} must be a JSON object, not "
                           f"{type(arguments).__name__}")
