@@ -70,6 +70,10 @@ def test_no_request_gets_a_5xx_and_every_answer_validates(case, base_url, sessio
     if posted:
         case.body["model"] = "tutor"  # reach the tutor: an unknown model is only a 404
         case.body.pop("stream", None)  # streams are checked below, on every accepted request
+        # Deprecated since tools replaced them, and refused with a 400 (test_server checks
+        # that): left in, they keep most bodies from the tutor (9 reached it, not 63).
+        case.body.pop("functions", None)
+        case.body.pop("function_call", None)
     response = case.call(base_url=base_url, session=session, timeout=10)
     case.validate_response(response, checks=CHECKS)
     statuses.append(response.status_code)
