@@ -139,7 +139,8 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
         raise TypeError(f"limits must be a Limits, e.g. Limits(max_steps=3), not "
                         f"{type(limits).__name__}" + (": from a dict, Limits(**your_dict)"
                                                       if isinstance(limits, dict) else ""))
-    task = mask(task)  # a key typed into the task never reaches the model or the records
+    # A key typed into the task or the system prompt never reaches the model or the records.
+    task, system_prompt = mask(task), mask(system_prompt)
     client = client or connect(model)
     model = model or client.default_model
     toolbox = Toolbox.of(tools)
@@ -175,12 +176,14 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
                 steps.finished(step)
                 return end(run, clock, stop)
             if stop := final_reply(response, last):                         # DONE (or cut off)
-                steps.finished(step)
-                return end(run, clock, stop)
+                return end(run, clock, shown_last(steps, step, stop))
             for call in response.tool_calls:                                # 2. ACT
-                outcome = act(toolbox, call, limits, clock, approve, repeats)
-                messages.append(observation(call.id, outcome))              # 3. OBSERVE
-                step.tool_calls.append(ToolCall.of(call, outcome))
+                try:
+                    outcome = act(toolbox, call, limits, clock, approve, repeats)
+                except KeyboardInterrupt:  # it may have run: the record must not say it did not
+                    observe(messages, step, call, CUT_SHORT)
+                    raise
+                observe(messages, step, call, outcome)                      # 3. OBSERVE
             steps.finished(step)                                            # 4. REPEAT
     except (KeyboardInterrupt, StopRun) as e:
         steps.cut_short()  # the step in progress is paid for: the observers see it too
@@ -271,6 +274,21 @@ def budget_after(spend: Budget, step: Step, response, messages, schemas,
     return Stop("max_cost", overspent) if overspent else None
 
 
+def shown_last(steps: Steps, step: Step, stop: Stop) -> Stop:
+    """Show the observers the run's last step; the answer is paid for and kept whatever they do.
+
+    The Stop button pressed as the answer came in changes nothing: the run is over. A broken
+    observer still stops the run with "error", with the answer kept.
+    """
+    try:
+        steps.finished(step)
+    except StopRun:
+        pass
+    except ObserverFailed as e:
+        return Stop("error", str(e), answer=stop.answer)
+    return stop
+
+
 def final_reply(response, last: Stop | None) -> Stop | None:
     """The run ends with this reply: an answer, a wind-down answer, or a reply cut at the cap."""
     content = response.message.get("content")
@@ -301,6 +319,10 @@ def interrupted(error: BaseException) -> Stop:
 
 # --- acting and observing --------------------------------------------------------------------
 
+_CUT_SHORT_WHY = ("interrupted by Ctrl-C while it was checked or ran: it may have run, and "
+                  "may still finish in the background")
+CUT_SHORT = Outcome(f'{{"error": "{_CUT_SHORT_WHY}"}}', error=_CUT_SHORT_WHY)
+
 def act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repeats) -> Outcome:
     """Run one tool call through the toolbox's checks, within what is left of the time limit
     (measured once the checks have passed: a slow approval hook uses up the tool's time)."""
@@ -312,6 +334,12 @@ def act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repeat
                         timeout=limits.tool_timeout, deadline=clock.end(),
                         max_result_chars=limits.max_result_chars, approve=approve,
                         repeat_guard=repeats)
+
+
+def observe(messages: list, step: Step, call, outcome: Outcome) -> None:
+    """Answer the call in the conversation, and record it in its step."""
+    messages.append(observation(call.id, outcome))
+    step.tool_calls.append(ToolCall.of(call, outcome))
 
 
 def observation(call_id: str, outcome: Outcome) -> dict:

@@ -20,12 +20,16 @@ import os
 import re
 import urllib.parse
 
+# A line break or tab as JSON and Python's repr write it inside a string: a backslash and an
+# "n". Masking runs on a tool's result once it is text, where a dict's line breaks look so.
+ESCAPED_SPACE = r"\\[nrt]"
 # Not \b: "OPENAI_API_KEY_sk-..." or a key glued to a non-English word must be found too.
-KEY_SHAPE = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_*-]{8,}")
+KEY_SHAPE = re.compile(rf"(?:(?<![A-Za-z0-9])|(?<={ESCAPED_SPACE}))sk-[A-Za-z0-9_*-]{{8,}}")
 MASK = "[masked key]"
 # What may sit between two characters of a key that text wrapped or pasted: white space
-# (a line break, a tab) and the zero-width characters that copying from a web page can leave.
-INSIDE_A_KEY = r"[\s\u200b-\u200d\u2060\ufeff]*"
+# (a line break, a tab, or one written as \n), and the zero-width characters that copying
+# from a web page can leave.
+INSIDE_A_KEY = rf"(?:[\s\u200b-\u200d\u2060\ufeff]|{ESCAPED_SPACE})*"
 
 
 @functools.lru_cache(maxsize=4)

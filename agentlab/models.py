@@ -33,6 +33,8 @@ longer (httpx's read timeout is per read, not per response); streaming is not us
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import email.utils
 import math
 import os
 import time
@@ -146,21 +148,25 @@ class ChatClient:
 
 
 def _masked_call(call):
-    """An SDK tool call with any key in its arguments masked (the call itself if none is)."""
-    arguments = getattr(call.function, "arguments", None)
-    if not isinstance(arguments, str) or redact(arguments) == arguments:
+    """An SDK tool call with any key in its name, id or arguments masked (the call itself if
+    it holds none)."""
+    function = {field: getattr(call.function, field, None) for field in ("name", "arguments")}
+    masked = {field: redact(value) for field, value in function.items()}
+    if masked == function and redact(call.id) == call.id:
         return call
-    function = call.function.model_copy(update={"arguments": redact(arguments)})
-    return call.model_copy(update={"function": function})
+    return call.model_copy(update={"id": redact(call.id),
+                                   "function": call.function.model_copy(update=masked)})
 
 
 def _retry_wait(error, attempt: int) -> float | None:
     """Seconds to wait before retrying a failed call, or None if it must not be retried.
 
-    The SDK's rule: a server's retry-after (or retry-after-ms) is honoured when it is a number
-    of seconds above 0 and at most two minutes; a longer one means "do not retry"; anything else
-    (0, negative, NaN, infinity, an HTTP date, junk) gets the usual backoff of 0.5 s, 1 s, 2 s ... (at
-    most 8 s).
+    The SDK's rule. A server's "x-should-retry: true" or "false" decides whether to retry;
+    without it, the statuses in RETRY_STATUSES are retried. Its retry-after-ms or retry-after
+    (seconds, or an HTTP date) is honoured when it is above 0 and at most two minutes; a longer
+    one means "do not retry"; anything else (0, negative, NaN, junk) gets the usual backoff:
+    0.5 s, 1 s, 2 s ..., at most 8 s (the SDK also shortens each by up to a quarter at random;
+    we do not, so that a run is repeatable).
     Example: a 429 with "retry-after-ms: 10" -> 0.01; a 500 on the 2nd attempt -> 1.0;
              a 429 with "retry-after: 600" -> None; a 400 -> None
     """
@@ -168,28 +174,41 @@ def _retry_wait(error, attempt: int) -> float | None:
     response = getattr(error, "response", None)
     if response is None:  # no response at all: a dropped connection or a timeout
         return backoff
-    if response.status_code not in RETRY_STATUSES:
+    should = response.headers.get("x-should-retry", "").lower()
+    if should == "false" or (should != "true" and response.status_code not in RETRY_STATUSES):
         return None
     asked = _retry_after(response.headers)
-    if asked is None or not math.isfinite(asked) or asked <= 0:
+    if asked is None or math.isnan(asked) or asked <= 0:
         return backoff
-    if asked > MAX_RETRY_AFTER:
+    if asked > MAX_RETRY_AFTER:  # infinity too: a number too large for a float
         return None
     return asked
 
 
 def _retry_after(headers) -> float | None:
-    """The seconds a server asked us to wait, from retry-after-ms or retry-after, if a number.
+    """The seconds a server asked us to wait, from retry-after-ms or retry-after, if it said.
 
+    A number too large for a float ("1e999") asks for too long, not for nothing: it reads as
+    infinity, which _retry_wait refuses; "inf" written out is junk (None).
     Example: {"retry-after-ms": "250"} -> 0.25; {"retry-after": "2"} -> 2.0;
-             {"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"} -> None
+             {"retry-after": <an HTTP date 3 s from now>} -> about 3.0; {"retry-after": "x"} -> None
     """
     for header, per_second in (("retry-after-ms", 1000), ("retry-after", 1)):
-        try:
-            return float(headers[header]) / per_second
-        except (KeyError, ValueError):
+        text = headers.get(header)
+        if text is None:
             continue
-    return None
+        try:
+            value = float(text) / per_second
+        except ValueError:
+            continue
+        if math.isinf(value) and text.strip().lower().lstrip("+-") in ("inf", "infinity"):
+            return None  # "inf" written out is junk, not a wait
+        return value
+    try:  # an HTTP date: the seconds until then
+        when = email.utils.parsedate_to_datetime(headers.get("retry-after", ""))
+        return (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds()
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def is_tutor(model: str | None) -> bool:

@@ -105,12 +105,16 @@ def estimate_cost(response) -> float:
     return cost_usd(priced_as, prompt_tokens, completion_tokens)
 
 
+# More tokens than any response has (10**400 would not even fit in a float to be priced).
+MOST_TOKENS = 10**12
+
+
 def reported_tokens(usage) -> tuple[int, int]:
     """The prompt and completion tokens a response's usage reports, both counts of tokens.
 
     Raises Unpriceable for anything else: no usage, a count left out, or one that is not a
-    whole number of zero or more (a negative count would hand money back to the budget, NaN
-    would make every comparison with it false).
+    whole number from zero to MOST_TOKENS (a negative count would hand money back to the
+    budget, NaN would make every comparison with it false).
     Example: usage with prompt_tokens=85, completion_tokens=12 -> (85, 12)
              usage with completion_tokens=None or -5 or nan  -> Unpriceable
     """
@@ -121,9 +125,12 @@ def reported_tokens(usage) -> tuple[int, int]:
         value = getattr(usage, field, None)
         if isinstance(value, float) and value.is_integer():  # 12.0 is a count; nan, inf are not
             value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise Unpriceable(f"the response reported {field}={value!r}, not a count of "
-                              "tokens, so its cost is unknown")
+        if (not isinstance(value, int) or isinstance(value, bool) or value < 0
+                or value > MOST_TOKENS):
+            said = (f"{field}={value!r}" if not isinstance(value, int) or value <= MOST_TOKENS
+                    else f"{field} over {MOST_TOKENS:,}")  # repr of 10**5000 would raise
+            raise Unpriceable(f"the response reported {said}, not a count of tokens, so its "
+                              "cost is unknown")
         counts.append(value)
     return counts[0], counts[1]
 

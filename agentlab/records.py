@@ -159,23 +159,24 @@ class Run:
 
     def __repr__(self):
         answer = (self.answer or "")[:60] + ("..." if self.answer and len(self.answer) > 60 else "")
-        return f"<Run {self.model}: {self.summary()}; answer: {answer!r}>"
+        return redact(f"<Run {self.model}: {self.summary()}; answer: {answer!r}>")
 
     def _repr_html_(self) -> str:
         e = html.escape
         rows = []
         for s in self.steps:
-            if s.tool_calls:
+            if s.tool_calls:  # each text masked before its cut, so no prefix of a key is left
                 what = "<br>".join(
-                    f"<code>{e(c.name)}({e(c.arguments[:80])})</code> &rarr; "
-                    f"{'<b>error</b>: ' + e(c.error[:120]) if c.error else e(c.result[:120])}"
+                    f"<code>{e(c.name)}({e(redact(c.arguments)[:80])})</code> &rarr; "
+                    f"{'<b>error</b>: ' + e(redact(c.error)[:120]) if c.error else ''}"
+                    f"{e(redact(c.result)[:120]) if not c.error else ''}"
                     f"{f' <i>(cut {c.truncated_chars:,} chars)</i>' if c.truncated_chars else ''}"
                     for c in s.tool_calls)
             elif s.reply_unused and not s.calls_not_run:
                 what = ("<b>reply not used</b> <i>(the run stopped first)</i>: "
-                        + e(_cut(s.message.get("content") or "", 200)))
+                        + e(_cut(redact(s.message.get("content") or ""), 200)))
             else:
-                what = "<b>answer</b>: " + e(_cut(s.message.get("content") or "", 200))
+                what = "<b>answer</b>: " + e(_cut(redact(s.message.get("content") or ""), 200))
             if s.calls_not_run:
                 what = (what + "<br>" if s.tool_calls else "") + (
                     f"<b>asked for</b> {e(', '.join(s.calls_not_run))} "
@@ -201,7 +202,7 @@ def format_step(step: Step) -> str:
     """The step log line(s) printed while a run goes (the chapter's observability print)."""
     lines = []
     for c in step.tool_calls:
-        outcome = f"error: {c.error}" if c.error else c.result
+        outcome = redact(f"error: {c.error}" if c.error else c.result)  # masked, then cut
         lines.append(f"  step {step.index}: calling {c.name}({c.arguments}) -> "
                      f"{_cut(outcome, 100)}")
     if step.calls_not_run:  # the model asked, but the run stopped before these ran
@@ -211,8 +212,9 @@ def format_step(step: Step) -> str:
         kind = "wind-down answer" if step.wind_down else "answer"
         if step.reply_unused:  # paid for, but the run stopped before returning it
             kind = "reply not used (the run stopped first)"
-        lines.append(f"  step {step.index}: {kind}: {_cut(step.message.get('content') or '', 100)}")
-    return "\n".join(lines)
+        reply = redact(step.message.get("content") or "")
+        lines.append(f"  step {step.index}: {kind}: {_cut(reply, 100)}")
+    return redact("\n".join(lines))
 
 
 def print_step(step: Step) -> None:

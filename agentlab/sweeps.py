@@ -96,19 +96,29 @@ MEASURE_TASKS = [
 
 
 class SweepStopped(RuntimeError):
-    """A run's model call failed (a wrong address, a bad key, a server down): every other run
-    would fail the same way, so the sweep stops at once. `results` holds the runs made so far."""
+    """A run could not reach its model (a wrong address, a bad key, a model that does not
+    exist): every other run would fail the same way, so the sweep stops at once. `results`
+    holds the runs made so far."""
 
     def __init__(self, run: Run, done: int, total: int, results: list):
-        super().__init__(f"run {done} of {total} stopped with error: {run.stop_detail}. The "
-                         "sweep stopped there: every run would fail the same way (check the "
-                         "model's address and key, or unset them for the offline tutor); the "
-                         "runs made so far are in this error's .results")
+        super().__init__(f"run {done} of {total} could not reach the model: "
+                         f"{run.stop_detail.rstrip('.')}. The sweep stopped there, as every "
+                         "run would fail the same way (check the model's name, address and "
+                         "key, or unset them for the offline tutor); the runs made so far are "
+                         "in this error's .results")
         self.results = results
 
 
+# The openai SDK's errors that no other task or setting would escape. Any other failure (a
+# context too long for one task, a server hiccup) is that run's own, counted as unsolved.
+UNREACHABLE = ("APIConnectionError", "AuthenticationError", "PermissionDeniedError",
+               "NotFoundError")
+
+
 def _stop_if_the_model_failed(run: Run, results: list, total: int) -> None:
-    if run.stop_reason == "error":
+    detail = run.stop_detail or ""
+    if run.stop_reason == "error" and detail.startswith("the model call failed: ") and any(
+            detail.startswith(f"the model call failed: {name}") for name in UNREACHABLE):
         raise SweepStopped(run, len(results), total, results)
 
 

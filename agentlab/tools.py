@@ -30,10 +30,10 @@ import time
 import types
 import typing
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
-from .masking import mask
+from .masking import MASK, mask
 
 # ---------------------------------------------------------------------------------------------
 # Building a schema from a function
@@ -71,11 +71,23 @@ def tool(function=None, *, name: str | None = None, description: str | None = No
     an Args: entry naming no parameter, gets a warning: the model reads those descriptions.
     """
     def wrap(fn):
+        _refuse_what_never_runs(fn)
         summary, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
         _warn_about_docs(fn, description or summary, arg_docs)
         return Tool(name=name or fn.__name__, description=description or summary,
                     parameters=_parameters_schema(fn, arg_docs), function=_with_enums(fn))
     return wrap(function) if function is not None else wrap
+
+
+def _refuse_what_never_runs(fn) -> None:
+    """Calling a generator or an async function only makes an object: its body never runs, and
+    the model would read "<generator object ...>". The loop calls tools plainly, so say so."""
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        raise TypeError(f"@tool {fn.__qualname__} is a generator (it yields): calling it runs "
+                        "none of its body; return a list instead of yielding")
+    if inspect.iscoroutinefunction(fn):
+        raise TypeError(f"@tool {fn.__qualname__} is async: the loop calls tools plainly, so "
+                        "its body would never run; make it a plain def")
 
 
 def _warn_about_docs(fn, description: str, arg_docs: dict[str, str]) -> None:
@@ -280,6 +292,9 @@ def to_text(result: Any) -> str:
     """
     if isinstance(result, str):
         return result
+    if isinstance(result, (Iterator, Awaitable)):
+        raise TypeError(f"it is a {type(result).__name__}, which holds no values until it is "
+                        "consumed: return list(...) of it (or a plain value)")
     if not isinstance(result, (dict, list, tuple, int, float, bool, type(None))):
         return str(result)  # an object of its own: its text is all the model can read
     try:
@@ -436,6 +451,10 @@ class Toolbox:
         if not isinstance(arguments, dict):
             return refuse(f"the arguments for {name} must be a JSON object, not "
                           f"{type(arguments).__name__}")
+        if MASK in (arguments_json or ""):  # the model sent a key, masked as it came in
+            return refuse(f"the arguments for {name} held an API key, masked as {MASK}: a key "
+                          "never passes through the model, so the tool must read it itself "
+                          "(from the environment)", arguments=arguments)
         problem = self._schema_error(name, arguments)
         if problem:
             return refuse(f"wrong arguments for {name}: {problem}", arguments=arguments)

@@ -297,7 +297,8 @@ class Playground:
                       "was left as it was.")
             return None
         try:
-            target.write_text(json.dumps([r.to_dict() for r in self.history], indent=1))
+            # masked like Run.to_json: a run loaded from a file did not pass the masking
+            target.write_text(redact(json.dumps([r.to_dict() for r in self.history], indent=1)))
         except OSError as e:
             self.last_error = f"could not save to {target}: {e}"
             self._say(self.last_error, error=True)
@@ -337,8 +338,12 @@ class Playground:
 
     def _price_a_real_model_as_itself(self, change) -> None:
         """Picking a real model picks its own prices: a budget checked at a cheaper model's
-        prices would not hold. A tutor persona keeps the price picked for it."""
+        prices would not hold. Back on a tutor persona, a price picked that way goes back to
+        the tutor's (one the student picked stays)."""
         if change["new"] in PERSONAS:
+            if self.priced_as.value == _own_price(self.client, change["old"]) and (
+                    change["old"] not in PERSONAS):
+                self.priced_as.value = _own_price(self.client, change["new"])
             return
         price = _own_price(self.client, change["new"])
         if price not in [value for _, value in self.priced_as.options]:

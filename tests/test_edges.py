@@ -222,8 +222,10 @@ def test_ctrl_c_during_a_tool_returns_the_run_with_its_finished_steps(ctrl_c_rai
 
 
 def test_a_step_cut_short_by_ctrl_c_is_shown_to_the_observers_once(capsys):
-    """Ctrl-C between the two tool calls of one step: the step log shows the call that ran and
-    the one that never did (an outside review: the step was in the record, not in the log)."""
+    """Ctrl-C at the second tool call of a step: the step log shows the call that ran and the
+    one Ctrl-C cut short (an outside review: the step was in the record, not in the log), which
+    may have run: it is never recorded as "not run" (a second review: a tool that sent an email
+    was recorded as never run)."""
     def approve(name, arguments):
         if name == "calculate":
             raise KeyboardInterrupt  # what Ctrl-C does, at the second call of the step
@@ -234,11 +236,35 @@ def test_a_step_cut_short_by_ctrl_c_is_shown_to_the_observers_once(capsys):
                     approve=approve, on_step=[seen.append, print_step])
     assert run.stop_reason == "interrupted" and len(run.steps) == 1
     assert seen == run.steps  # shown once, as it was when the run stopped
-    assert [c.name for c in run.steps[0].tool_calls] == ["get_time"]
-    assert run.steps[0].calls_not_run == ["calculate"]
+    assert [c.name for c in run.steps[0].tool_calls] == ["get_time", "calculate"]
+    assert run.steps[0].tool_calls[1].error.startswith("interrupted by Ctrl-C while it was")
+    assert run.steps[0].calls_not_run == []
     log = capsys.readouterr().out
     assert "step 0: calling get_time(" in log
-    assert "step 0: asked for calculate (not run: the run stopped first)" in log
+    assert "step 0: calling calculate(" in log and "-> error: interrupted by Ctrl-C" in log
+
+
+def test_a_tool_that_ctrl_c_interrupts_while_it_runs_is_not_recorded_as_never_run():
+    sent = []
+
+    @tool
+    def send_email(to: str) -> str:
+        """Send an email."""
+        time.sleep(0.3)
+        sent.append(to)
+        return "sent"
+
+    timer = threading.Timer(0.1, _thread.interrupt_main)  # Ctrl-C while the tool runs
+    timer.start()
+    run = run_agent("go", [send_email], client=connect(respond=call_then_answer(
+        "send_email", {"to": "bob@example.com"})))
+    timer.join()
+    time.sleep(0.4)  # the abandoned tool finishes in the background, as Python cannot stop it
+    assert run.stop_reason == "interrupted" and sent == ["bob@example.com"]
+    [call] = run.tool_calls
+    assert "it may have run, and may still finish in the background" in call.error
+    tool_message = [m for m in run.messages if m["role"] == "tool"]
+    assert len(tool_message) == 1 and "may have run" in tool_message[0]["content"]
 
 
 def test_ctrl_c_during_a_model_call_keeps_the_steps_before_it(ctrl_c_raises):
@@ -737,7 +763,8 @@ def usage_set_to(field, value, steps=(0,)):
 
 @pytest.mark.parametrize("field, value", [
     ("prompt_tokens", -10**6), ("completion_tokens", -10**6), ("completion_tokens", None),
-    ("prompt_tokens", None), ("prompt_tokens", 2.5), ("completion_tokens", "many")])
+    ("prompt_tokens", None), ("prompt_tokens", 2.5), ("completion_tokens", "many"),
+    ("prompt_tokens", 10**400)])  # more than a float can price: it must not crash the run
 def test_usage_that_is_not_a_count_stops_the_run_as_over_budget(field, value):
     """A negative count would hand money back to the budget, a missing one would be charged as
     zero: each makes the response unpriceable, and the budget fails closed at that step."""
@@ -745,7 +772,8 @@ def test_usage_that_is_not_a_count_stops_the_run_as_over_budget(field, value):
     run = run_agent(COAT, COURSE_TOOLS, client=client,
                     limits=Limits(max_cost_usd=0.002, max_steps=30))
     assert run.stop_reason == "max_cost" and len(run.steps) == 1
-    assert f"reported {field}={value!r}, not a count of tokens" in run.stop_detail
+    said = f"{field}={value!r}" if value != 10**400 else f"{field} over 1,000,000,000,000"
+    assert f"reported {said}, not a count of tokens" in run.stop_detail
     step = run.steps[0]
     assert step.cost_estimated and step.cost_usd > 0 and run.cost_usd <= 0.002
     assert step.prompt_tokens >= 0 and step.completion_tokens >= 0
@@ -783,7 +811,9 @@ def test_without_a_budget_an_unpriceable_reply_does_not_stop_the_run():
     ({"retry-after": "nan"}, 1, 1.0), ({"retry-after": "-5"}, 0, 0.5),
     ({"retry-after": "0"}, 0, 0.5), ({"retry-after": "inf"}, 0, 0.5),
     ({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}, 0, 0.5),
-    ({"retry-after-ms": "junk", "retry-after": "3"}, 0, 3.0), ({}, 10, 8.0)])
+    ({"retry-after-ms": "junk", "retry-after": "3"}, 0, 3.0), ({}, 10, 8.0),
+    ({"retry-after": "1e999"}, 0, None),  # too large for a float: far too long, not junk
+    ({"x-should-retry": "false", "retry-after": "1"}, 0, None)])  # the server says: do not
 def test_a_retry_after_that_is_not_a_sensible_wait_gets_the_backoff(headers, attempt, wait):
     import httpx
     import openai
@@ -791,6 +821,26 @@ def test_a_retry_after_that_is_not_a_sensible_wait_gets_the_backoff(headers, att
     response = httpx.Response(429, headers=headers, request=httpx.Request("POST", "http://x"))
     error = openai.APIStatusError("x", response=response, body=None)
     assert models._retry_wait(error, attempt) == wait
+
+
+def test_a_server_may_ask_for_a_retry_of_any_status_and_give_its_wait_as_a_date():
+    import email.utils
+    from datetime import datetime, timedelta, timezone
+
+    import httpx
+    import openai
+
+    def error(status, headers):
+        response = httpx.Response(status, headers=headers,
+                                  request=httpx.Request("POST", "http://x"))
+        return openai.APIStatusError("x", response=response, body=None)
+
+    assert models._retry_wait(error(400, {"x-should-retry": "true"}), 0) == 0.5
+    in_five = email.utils.format_datetime(datetime.now(timezone.utc) + timedelta(seconds=5),
+                                          usegmt=True)
+    assert 3.5 < models._retry_wait(error(503, {"retry-after": in_five}), 0) <= 5
+    past = "Wed, 21 Oct 2015 07:28:00 GMT"
+    assert models._retry_wait(error(503, {"retry-after": past}), 1) == 1.0  # backoff
 
 
 def test_a_nan_retry_after_is_retried_and_the_run_recovers():
@@ -859,6 +909,63 @@ def test_a_key_typed_into_the_task_or_echoed_by_the_model_reaches_no_record(monk
     assert MASK in run.task and MASK in run.answer
 
 
+@pytest.mark.parametrize("result", [
+    lambda key: {"path": "keys.txt", "text": f"# my keys\n{key}\n"},  # a dict's line breaks
+    lambda key: [f"a\t{key}"], lambda key: f"a\n{key}".encode(),  # subprocess output is bytes
+    lambda key: {"text": "\n".join(key[i:i + 12] for i in range(0, len(key), 12))}])
+def test_a_key_inside_a_structured_tool_result_is_masked(result, monkeypatch):
+    """JSON and repr write a line break inside a string as a backslash and an n: the key that
+    follows it, or one wrapped at every line, is still found."""
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+
+    def read_file(path: str):
+        """Read a file."""
+        return result(FAKE_KEY)
+
+    run = run_agent("Read keys.txt", [tool(read_file)], client=connect(
+        respond=call_then_answer("read_file", {"path": "keys.txt"})))
+    assert MASK in run.tool_calls[0].result
+    pieces = [FAKE_KEY[i:i + 12] for i in range(12, len(FAKE_KEY) - 4, 12)]  # past "sk-proj-FAKE"
+    for text in (run.to_json(), json.dumps(run.messages), repr(run), run._repr_html_()):
+        assert not [piece for piece in pieces if piece in text]
+
+
+def test_a_key_shape_after_a_line_break_inside_json_is_masked(monkeypatch):
+    from agentlab.tools import to_text
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # not the environment's key: its shape
+    assert mask(to_text({"text": "keys:\nsk-abcdefghijkl1234\tsk-mnopqrstuvwx5678"})) == (
+        f'{{"text": "keys:\\n{MASK}\\t{MASK}"}}')
+
+
+def test_a_key_in_the_system_prompt_a_tool_calls_name_or_a_loaded_record_is_masked(
+        monkeypatch, tmp_path):
+    from agentlab.records import format_step
+    from agentlab.widgets import Playground
+
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    sent = []
+
+    def respond(model, messages, tools, tool_choice, **options):
+        sent.append(json.dumps(messages))
+        if messages[-1]["role"] == "tool":
+            return {"role": "assistant", "content": "done"}
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"call_{FAKE_KEY}", "type": "function",
+            "function": {"name": FAKE_KEY, "arguments": "{}"}}]}
+
+    run = run_agent("go", COURSE_TOOLS, system_prompt=f"Your key is {FAKE_KEY}.",
+                    client=connect(respond=respond))
+    loaded = Run.from_dict({**json.loads(run.to_json()), "answer": f"the key: {FAKE_KEY}"})
+    loaded.steps[0].tool_calls[0].result = f"it is {FAKE_KEY}"  # as a hand-edited file might
+    playground = Playground("go")
+    playground.history.append(loaded)
+    saved = playground.save(tmp_path / "runs.json").read_text()
+    for text in [*sent, run.to_json(), repr(loaded), format_step(loaded.steps[0]), saved,
+                 loaded._repr_html_(), json.dumps(run.messages)]:
+        assert FAKE_KEY[8:20] not in text
+
+
 # --- an observer that breaks, limits given the wrong way, a slow approval hook ----------------
 
 def test_an_observer_that_raises_stops_the_run_and_the_run_is_kept():
@@ -871,6 +978,24 @@ def test_an_observer_that_raises_stops_the_run_and_the_run_is_kept():
                                       "display bug")
     tool_replies = [m for m in run.messages if m["role"] == "tool"]
     assert len(tool_replies) == len(run.messages[2]["tool_calls"])  # every call answered
+
+
+def test_an_answer_already_paid_for_is_kept_whatever_the_observers_do():
+    from agentlab.loop import StopRun
+
+    def breaks_on_answers(step):
+        if not step.tool_calls:
+            raise ValueError("no tool call to show")
+
+    def stop_pressed(step):
+        raise StopRun("Stop pressed")
+
+    broken = run_agent("What is 6 * 7?", COURSE_TOOLS, on_step=breaks_on_answers)
+    assert broken.stop_reason == "error" and broken.answer == "6 * 7 = 42."
+    assert "on_step observer breaks_on_answers raised ValueError" in broken.stop_detail
+    late = run_agent("What is 6 * 7?", COURSE_TOOLS, client=connect(respond=answer("42.")),
+                     on_step=stop_pressed)  # Stop pressed as the answer came in: run is over
+    assert late.stop_reason == "answered" and late.answer == "42."
 
 
 @pytest.mark.parametrize("limits", [{}, {"max_steps": 1}, 3])

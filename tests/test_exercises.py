@@ -539,10 +539,29 @@ def test_a_sweep_stops_at_the_first_run_whose_model_failed_and_keeps_what_it_mad
     client = connect("tutor", transport=make_transport(down_after_two_runs))
     with pytest.raises(SweepStopped) as stopped:
         sweep(MEASURE_TASKS[:3], "max_steps", [2, 4, 6], client=client)
-    assert str(stopped.value).startswith("run 3 of 9 stopped with error: the model call failed: "
-                                         "AuthenticationError (HTTP 401)")
+    assert str(stopped.value).startswith("run 3 of 9 could not reach the model: the model "
+                                         "call failed: AuthenticationError (HTTP 401)")
+    assert ".. " not in str(stopped.value)
     assert [r.solved for r in stopped.value.results] == [True, True, False]
     assert len(calls) == 5  # no run after the failing one
+
+
+def test_a_failure_of_one_run_only_is_counted_as_unsolved_and_the_sweep_goes_on():
+    from agentlab import connect
+    from agentlab.server import handle, make_transport
+    from agentlab.sweeps import MEASURE_TASKS, success_rates, sweep
+
+    def too_long_for_the_first_task(method, path, body):
+        if b"What is 17 * 23 + sqrt(144)?" in body:  # one task is "too long"; not the others
+            return 400, {"error": {"message": "maximum context length is 128000 tokens",
+                                   "type": "invalid_request_error", "param": "messages",
+                                   "code": "context_length_exceeded"}}, 0.0
+        return handle(method, path, body)
+
+    client = connect("tutor", transport=make_transport(too_long_for_the_first_task))
+    results = sweep(MEASURE_TASKS[:3], "max_steps", [4, 6], client=client)
+    assert len(results) == 6 and success_rates(results) == {4: 2 / 3, 6: 2 / 3}
+    assert [r.run.stop_reason for r in results[:3]] == ["error", "answered", "answered"]
 
 
 def test_repeated_trials_send_temperature_and_a_seed_per_trial(monkeypatch):

@@ -344,6 +344,56 @@ def test_a_tool_result_or_arguments_that_break_python_come_back_as_an_error(resu
     assert json.loads(run.to_json())["steps"]  # the record is whole and can be saved
 
 
+def test_a_generator_or_async_tool_is_refused_when_it_is_made():
+    def numbers(n: int):
+        """Count to n."""
+        yield from range(n)
+
+    async def fetch(url: str) -> str:
+        """Fetch a page."""
+        return "page"
+
+    with pytest.raises(TypeError, match="is a generator .* return a list instead of yielding"):
+        tool(numbers)
+    with pytest.raises(TypeError, match="is async: .* make it a plain def"):
+        tool(fetch)
+
+
+def test_an_iterator_returned_by_a_tool_comes_back_as_an_error_naming_the_fix():
+    from agentlab.tools import Toolbox
+
+    def evens(n: int) -> list:
+        """The even numbers below n."""
+        return filter(lambda x: x % 2 == 0, range(n))  # the mistake: list(...) is missing
+
+    outcome = Toolbox([tool(evens)]).call("evens", '{"n": 6}')
+    assert outcome.error == ("evens returned a result that cannot be read as text: TypeError: "
+                             "it is a filter, which holds no values until it is consumed: "
+                             "return list(...) of it (or a plain value)")
+
+
+def test_a_key_the_model_puts_in_a_tool_call_is_masked_and_the_call_refused(monkeypatch):
+    key = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    received = []
+
+    @tool
+    def call_api(key: str) -> str:
+        """Call an API with a key."""
+        received.append(key)
+        return "ok"
+
+    replies = iter([{"role": "assistant", "content": None, "tool_calls": [{
+        "id": "call_1", "type": "function",
+        "function": {"name": "call_api", "arguments": json.dumps({"key": key})}}]},
+        {"role": "assistant", "content": "done"}])
+    run = run_agent("Call the API.", [call_api], client=connect(respond=lambda *a, **k: next(replies)))
+    assert received == []  # the tool never computes on "[masked key]" as if it were a key
+    assert run.tool_calls[0].error.startswith("the arguments for call_api held an API key, "
+                                              "masked as [masked key]")
+    assert key not in run.to_json()
+
+
 # --- prompt injection, made safe ---------------------------------------------------------------
 
 INJECTED = 'Summarise the page "recipes/crepes" for me'

@@ -181,9 +181,11 @@ def test_a_real_model_is_priced_as_itself_not_as_the_tutor(configured, priced, m
     playground = Playground(TASKS[0])
     assert playground.priced_as.value == priced
     assert playground._client().priced_as() == priced
-    playground.model.value = "tutor-verbose"  # a tutor persona keeps the price picked
-    assert playground.priced_as.value == priced
-    playground.priced_as.value = "gpt-4.1"
+    playground.model.value = "tutor-verbose"  # a price the model picked goes with it
+    assert playground.priced_as.value == "gpt-4o-mini"
+    playground.priced_as.value = "gpt-4.1"  # a price the student picked stays
+    playground.model.value = "tutor"
+    assert playground.priced_as.value == "gpt-4.1"
     playground.model.value = playground.model.options[0]  # back to the real model: its price
     assert playground.priced_as.value == playground.model.options[0]
 
