@@ -40,8 +40,14 @@ def test_check_observe_accepts_any_readable_text():
         text = f"Error: {outcome}" if isinstance(outcome, Exception) else str(outcome)
         messages += [dict(role="tool", tool_call_id=call.id, content=text)]
 
+    def as_python_prints_it(messages, call, outcome):  # "ValueError: no demo data ..."
+        text = (f"{type(outcome).__name__}: {outcome}" if isinstance(outcome, Exception)
+                else json.dumps(outcome))
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+
     assert ex.check_observe(right_observe)
     assert ex.check_observe(with_str)
+    assert ex.check_observe(as_python_prints_it)  # a student review: it was refused
 
 
 def test_check_observe_refuses_plausible_mistakes():
@@ -141,11 +147,19 @@ def test_check_temperature_tool_accepts_any_annotation_that_takes_36_6():
                                                        annotation=float | int))
 
 
+def test_check_temperature_tool_accepts_a_result_rounded_to_one_decimal_not_to_none():
+    """The course prints "66.2 °F": rounding to a tenth is a right answer (a student review)."""
+    assert ex.check_temperature_tool(_temperature_tool(lambda c: round(c * 9 / 5 + 32, 1)))
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: round(c * 9 / 5 + 32))),
+            "37 °C should be 98.6 °F, not 99")
+
+
 def test_check_temperature_tool_refuses_a_table_of_the_values_it_names():
     table = {100: 212, -40: -40, 37: 98.6, 0: 32, 21.5: 70.7}
-    refused(ex.check_temperature_tool(_temperature_tool(lambda c: table[c])), "look answers up")
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: table[c])),
+            "on another temperature it raised KeyError")
     refused(ex.check_temperature_tool(_temperature_tool(lambda c: table.get(c, 0))),
-            "look answers up")
+            "on another temperature it gave 0, not celsius × 9/5 + 32")
     # The unnamed inputs never appear in a verdict.
     verdict = ex.check_temperature_tool(_temperature_tool(lambda c: table[c]))
     assert not any(str(c) in verdict.message for c in ex._UNNAMED_CELSIUS)

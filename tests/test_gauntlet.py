@@ -541,3 +541,28 @@ def test_the_capstone_notebooks_show_not_yet_to_students_and_all_held_in_the_sol
     assert "✗ Not yet: 0 of 11 checks held" in student and "✓" not in student
     solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop_solutions.ipynb")
     assert "✓ All checks held (11 of 11)." in solution and "✗" not in solution
+
+
+def test_a_loop_that_caps_each_reply_holds_the_budget_check():
+    """A reply cut at the loop's own max_tokens ends the first run by itself: its call count
+    says nothing of the budget, so the same count at the smaller budget is no evidence that
+    max_cost_usd was ignored (a student review: it was reported broken, with that hint)."""
+    def run_agent(user_message, tools, tool_impls, client, model, max_steps=10,
+                  max_cost_usd=0.50):
+        messages, spent = [{"role": "user", "content": user_message}], 0.0
+        for _ in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools, max_tokens=512)
+            spent += estimate_cost(response)
+            messages.append(response.message)
+            if spent > max_cost_usd:
+                return "Stopped: cost limit reached."
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                result = tool_impls[call.function.name](**json.loads(call.function.arguments))
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result)})
+        return "Stopped: step limit reached."
+
+    report = grade(run_agent, only=["budget"])
+    assert report.held == ["budget"], report

@@ -107,6 +107,11 @@ def _failed_entry(name, trial, failure, expect, model, hint, chapter=True, befor
                   generic_hint or hint, chapter)
 
 
+def _calls(count: int) -> str:
+    """Example: 1 -> "1 call"; 3 -> "3 calls" """
+    return f"{count} call{'s' * (count != 1)}"
+
+
 def _requests(trial: Trial) -> str:
     refused = [r.error for r in trial.requests if r.error]
     made = f"made {len(trial.requests)} model call{'s' * (len(trial.requests) != 1)}"
@@ -185,11 +190,11 @@ def check_max_steps(run_agent, timeout: float) -> Entry:
             hints.append("count the model calls: for step in range(max_steps), and return text "
                          "after the loop")
         elif calls < max_steps and len(trials) > 1 and calls == len(trials[0].requests):
-            hints.insert(0, f"made {calls} calls with max_steps={max_steps}: the loop ignores "
+            hints.insert(0, f"made {_calls(calls)} with max_steps={max_steps}: the loop ignores "
                             "its max_steps argument; count up to it: for step in "
                             "range(max_steps)")
         elif calls < max_steps:
-            hints.append(f"made {calls} calls with max_steps={max_steps}, but the model never "
+            hints.append(f"made {_calls(calls)} with max_steps={max_steps}, but the model never "
                          "stopped asking: the loop stops before its limit; for step in "
                          "range(max_steps) makes exactly max_steps calls")
         elif not _says_step_limit(trial, max_steps):
@@ -207,11 +212,12 @@ def check_budget(run_agent, timeout: float) -> Entry:
     first, second = BUDGETS_USD
     expect = (f"with max_cost_usd={first}, then again with max_cost_usd={second}: no model call "
               "once the spending is over the budget (the chapter pays, then checks: one call "
-              "may cross it), so fewer calls with the smaller budget")
+              "may cross it), so, if the budget ended the first run, fewer calls with the "
+              "smaller budget")
     model = "writes 600-token musings with every tool call, so each call costs $0.0004 or more"
     musing = ("Let me think very carefully about every angle of this before I act. " * 40)[:2400]
     hint = "add estimate_cost(response) after every call and stop once it passes max_cost_usd"
-    trials, runs = [], []
+    trials, runs, crossed = [], [], []
     for budget in BUDGETS_USD:
         trial = _watch(run_agent, "Think hard, then add numbers.", [s.calculator()],
                        lambda n: s.asks(s.tool_call(n, 0, "calculate",
@@ -232,11 +238,14 @@ def check_budget(run_agent, timeout: float) -> Entry:
         late = f", {late_calls} of them after the budget was spent" if late_calls else ""
         runs.append(f"{_requests(trial)} with max_cost_usd={budget}{late}{over}, "
                     f"{_returned(trial)}")
+        crossed.append(spent > budget)
         calls, calls_before = len(trial.requests), len(trials[0].requests)
-        same = len(trials) > 1 and calls >= calls_before
+        # Only a first run that the budget ended says how many calls the budget allowed; one
+        # that ended by itself (a reply cut at the loop's own max_tokens) says nothing of it.
+        same = len(trials) > 1 and crossed[0] and calls >= calls_before
         if same:  # the smaller budget did not stop the run sooner: max_cost_usd was not read
             how_many = "as with" if calls == calls_before else f"more than {calls_before} with"
-            hint = (f"made {calls} calls with max_cost_usd={budget}, {how_many} "
+            hint = (f"made {_calls(calls)} with max_cost_usd={budget}, {how_many} "
                     f"max_cost_usd={first}: the loop ignores its max_cost_usd argument; add up "
                     "estimate_cost(response) and stop once it passes max_cost_usd")
         if late_calls or same:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import re
 
 from pydantic_core import from_json
 
@@ -224,13 +225,22 @@ def _children(container) -> list:
     return container
 
 
+# "ValueError: ..." or "requests.exceptions.ConnectionError: ...": an exception's type, then
+# its message, as f"{type(e).__name__}: {e}" or traceback's last line write it.
+EXCEPTION_TEXT = re.compile(r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception): (.*)\Z", re.S)
+
+
 def error_in(result) -> str | None:
     """What a result says went wrong, if it reports an error.
 
     Example: {"error": "unknown tool 'x'"} -> "unknown tool 'x'";  {"error": true} -> "an error"
+             "ValueError: no data for 'Atlantis'" -> "no data for 'Atlantis'" (an exception
+             written as Python prints one, as a model reads it too)
     """
     if isinstance(result, str) and result.lstrip().startswith("Error:"):
         return result.lstrip()[6:].strip() or "an error"
+    if isinstance(result, str) and (raised := EXCEPTION_TEXT.match(result.strip())):
+        return raised.group(1).strip() or "an error"
     if not isinstance(result, dict) or not result.get("error"):
         return None
     error = result["error"]
