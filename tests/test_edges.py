@@ -873,7 +873,8 @@ def test_the_environments_key_is_masked_even_wrapped_or_with_invisible_character
 @pytest.mark.parametrize("text, masked", [
     ("OPENAI_API_KEY_sk-abcdefgh1234", f"OPENAI_API_KEY_{MASK}"),
     ("ключsk-abcdefgh1234", f"ключ{MASK}"), ("(sk-abcdefgh1234)", f"({MASK})"),
-    ("task-management-app", "task-management-app"), ("risk-assessment-2026", "risk-assessment-2026"),
+    ("task-management-app", "task-management-app"),
+    ("risk-assessment-2026", "risk-assessment-2026"),
     ("xsk-abcdefgh1234", "xsk-abcdefgh1234")])
 def test_a_key_shape_glued_to_a_word_is_masked_but_words_ending_in_sk_are_not(text, masked,
                                                                                monkeypatch):
@@ -907,6 +908,10 @@ def test_a_key_typed_into_the_task_or_echoed_by_the_model_reaches_no_record(monk
     for text in shown:
         assert FAKE_KEY[3:15] not in text
     assert MASK in run.task and MASK in run.answer
+    # the call is refused, so no tool computes on "[masked key]" as if it were a key
+    assert run.tool_calls[0].error.startswith("the arguments for call_api held an API key, "
+                                              "masked as [masked key]")
+    assert not [text for text in sent if text == MASK]
 
 
 @pytest.mark.parametrize("result", [

@@ -359,16 +359,18 @@ def test_a_gamer_with_a_tool_timeout_breaks_exactly_the_rows_it_games():
     assert "ignores its max_cost_usd argument" in report["budget"].hint
 
 
-def with_changes(*, steps=None, budget=None, stop_text=None, show=None):
+def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_cap=None):
     """from_scratch with one change: a fixed step count or budget instead of the argument,
-    another sentence when the step limit stops it, or another line printed for each call."""
+    another sentence when the step limit stops it, another line printed for each call, or a
+    cap on each reply (max_tokens)."""
     def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
         messages = [{"role": "user", "content": user_message}]
         spent, history = 0.0, []
         for step in range(steps or max_steps):
             if show == "the tools offered":  # before each model call, as a progress line
                 print(f"step {step}: offering {[t['function']['name'] for t in tools]}")
-            response = client.chat(model=model, messages=messages, tools=tools)
+            response = client.chat(model=model, messages=messages, tools=tools,
+                                   max_tokens=reply_cap)
             spent += estimate_cost(response)
             messages.append(response.message)
             if not response.tool_calls:
@@ -547,22 +549,6 @@ def test_a_loop_that_caps_each_reply_holds_the_budget_check():
     """A reply cut at the loop's own max_tokens ends the first run by itself: its call count
     says nothing of the budget, so the same count at the smaller budget is no evidence that
     max_cost_usd was ignored (a student review: it was reported broken, with that hint)."""
-    def run_agent(user_message, tools, tool_impls, client, model, max_steps=10,
-                  max_cost_usd=0.50):
-        messages, spent = [{"role": "user", "content": user_message}], 0.0
-        for _ in range(max_steps):
-            response = client.chat(model=model, messages=messages, tools=tools, max_tokens=512)
-            spent += estimate_cost(response)
-            messages.append(response.message)
-            if spent > max_cost_usd:
-                return "Stopped: cost limit reached."
-            if not response.tool_calls:
-                return response.message["content"]
-            for call in response.tool_calls:
-                result = tool_impls[call.function.name](**json.loads(call.function.arguments))
-                messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": json.dumps(result)})
-        return "Stopped: step limit reached."
-
-    report = grade(run_agent, only=["budget"])
+    report = grade(with_changes(reply_cap=512), only=["budget"])
     assert report.held == ["budget"], report
+    assert "made 1 model call with max_cost_usd=0.001, $0.000320 spent" in report["budget"].loop

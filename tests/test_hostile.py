@@ -372,28 +372,6 @@ def test_an_iterator_returned_by_a_tool_comes_back_as_an_error_naming_the_fix():
                              "return list(...) of it (or a plain value)")
 
 
-def test_a_key_the_model_puts_in_a_tool_call_is_masked_and_the_call_refused(monkeypatch):
-    key = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
-    monkeypatch.setenv("OPENAI_API_KEY", key)
-    received = []
-
-    @tool
-    def call_api(key: str) -> str:
-        """Call an API with a key."""
-        received.append(key)
-        return "ok"
-
-    replies = iter([{"role": "assistant", "content": None, "tool_calls": [{
-        "id": "call_1", "type": "function",
-        "function": {"name": "call_api", "arguments": json.dumps({"key": key})}}]},
-        {"role": "assistant", "content": "done"}])
-    run = run_agent("Call the API.", [call_api], client=connect(respond=lambda *a, **k: next(replies)))
-    assert received == []  # the tool never computes on "[masked key]" as if it were a key
-    assert run.tool_calls[0].error.startswith("the arguments for call_api held an API key, "
-                                              "masked as [masked key]")
-    assert key not in run.to_json()
-
-
 # --- prompt injection, made safe ---------------------------------------------------------------
 
 INJECTED = 'Summarise the page "recipes/crepes" for me'
