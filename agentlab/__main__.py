@@ -20,6 +20,7 @@ import difflib
 import dataclasses
 import math
 import os
+import re
 import sys
 import time
 
@@ -64,7 +65,7 @@ def positive_number(text: str) -> float:
         value = float(text)
     except ValueError:
         hint = ""
-        if "." in text and not text.startswith("."):  # "$0.01" unquoted: the shell ate "$0"
+        if re.fullmatch(r"-?[A-Za-z][\w/-]*\.\d+", text):  # "$0.01" unquoted: "bash.01"
             hint = " (write the number without a $: the shell replaces $0 with its own name)"
         raise argparse.ArgumentTypeError(f"{text!r} is not a number{hint}") from None
     if not math.isfinite(value) or value <= 0:

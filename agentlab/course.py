@@ -141,7 +141,8 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
 LEFT_OUT_AT_THE_TOP = {"notebooks/solutions", "tests", "docs/INSTRUCTORS.md",
                        ".git", ".venv", ".ci", ".benchmarks", ".pytest_cache", ".hypothesis",
                        "build", "dist", "test-artifacts", "agentlab-runs.json"}
-LEFT_OUT_ANYWHERE = ["__pycache__", "*.egg-info", ".ipynb_checkpoints"]
+LEFT_OUT_ANYWHERE = ["__pycache__", "*.egg-info", ".ipynb_checkpoints",
+                     "agentlab-runs.json"]  # the playground saves beside the notebooks
 
 
 def student_copy(destination, checkout: pathlib.Path | None = None) -> pathlib.Path:

@@ -158,6 +158,10 @@ def check_observe(observe) -> Verdict:
             failure = _observation_failure(content, wanted)
             if failure:
                 return Verdict(False, failure)
+        elif _observation_failure(content, "") is None:  # it reads as a failed call
+            return Verdict(False, f"{_short(content)} reads like a failure, but the call "
+                           "worked: send a result as it is, json.dumps(result), and mark only "
+                           "an exception as an error")
         missing = [v for v in values if v not in content]
         if missing:
             return Verdict(False, f"the content does not carry the result: {missing} missing from "

@@ -28,9 +28,9 @@ import time
 
 from .masking import mask, public_url
 from .models import connect
-from .pricing import Budget, Unpriceable, reported_tokens
+from .pricing import Budget, Unpriceable, token_count
 from .records import Run, Step, ToolCall, print_step
-from .tools import Outcome, RepeatGuard, Toolbox
+from .tools import Outcome, RepeatGuard, Toolbox, exception_text
 
 SYSTEM_PROMPT = ("You are a helpful assistant. Use tools when needed. "
                  "When you have the answer, reply normally without calling a tool.")
@@ -91,10 +91,10 @@ class StopRun(Exception):
 class ObserverFailed(Exception):
     """An on_step observer raised: the run stops with "error" and names it."""
 
-    def __init__(self, observer, error: Exception):
+    def __init__(self, observer, error: BaseException):
         name = getattr(observer, "__name__", type(observer).__name__)
-        super().__init__(f"the on_step observer {name} raised {_describe(error)}; the run "
-                         "stopped there, with its steps kept")
+        super().__init__(f"the on_step observer {name} raised {exception_text(error)}; the "
+                         "run stopped there, with its steps kept")
 
 
 class Deadline:
@@ -208,13 +208,10 @@ class Steps:
     def paid(self, index: int, response, messages_sent: int, last: Stop | None) -> Step:
         """A step is recorded as soon as its model call returns: that call is paid for, and a
         Ctrl-C during the tool calls must not lose it."""
-        try:
-            prompt_tokens, completion_tokens = reported_tokens(response.usage)
-        except Unpriceable:  # the budget check that follows stops the run and says why
-            prompt_tokens, completion_tokens = 0, 0
         step = Step(index=index, message=response.message, request_messages=messages_sent,
                     model_seconds=response.latency_s, wind_down=bool(last),
-                    prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+                    prompt_tokens=_count_or_zero(response.usage, "prompt_tokens"),
+                    completion_tokens=_count_or_zero(response.usage, "completion_tokens"))
         self.run.steps.append(step)
         return step
 
@@ -226,7 +223,7 @@ class Steps:
                 observe(step)
             except StopRun:
                 raise
-            except Exception as e:  # a broken observer stops the run; the Run is still returned
+            except (Exception, SystemExit) as e:  # a broken observer stops the run, kept
                 raise ObserverFailed(observe, e) from e
 
     def cut_short(self) -> None:
@@ -239,6 +236,15 @@ class Steps:
             self.finished(self.run.steps[-1])  # marks it seen before the observers run
         except (KeyboardInterrupt, StopRun, ObserverFailed):
             pass
+
+
+def _count_or_zero(usage, field: str) -> int:
+    """A reported token count, or 0 for one that is not a count (the budget check that follows
+    prices the response as unknown: it stops a run that has a budget, and flags the cost)."""
+    try:
+        return token_count(usage, field)
+    except Unpriceable:
+        return 0
 
 
 # --- the guards: each returns a Stop when the run must end, None when it may go on -------------
@@ -277,12 +283,12 @@ def budget_after(spend: Budget, step: Step, response, messages, schemas,
 def shown_last(steps: Steps, step: Step, stop: Stop) -> Stop:
     """Show the observers the run's last step; the answer is paid for and kept whatever they do.
 
-    The Stop button pressed as the answer came in changes nothing: the run is over. A broken
-    observer still stops the run with "error", with the answer kept.
+    The Stop button or Ctrl-C pressed as the answer came in changes nothing: the run is over.
+    A broken observer still stops the run with "error", with the answer kept.
     """
     try:
         steps.finished(step)
-    except StopRun:
+    except (StopRun, KeyboardInterrupt):  # pressed while the answer was shown: nothing to stop
         pass
     except ObserverFailed as e:
         return Stop("error", str(e), answer=stop.answer)

@@ -112,27 +112,32 @@ MOST_TOKENS = 10**12
 def reported_tokens(usage) -> tuple[int, int]:
     """The prompt and completion tokens a response's usage reports, both counts of tokens.
 
-    Raises Unpriceable for anything else: no usage, a count left out, or one that is not a
-    whole number from zero to MOST_TOKENS (a negative count would hand money back to the
-    budget, NaN would make every comparison with it false).
+    Raises Unpriceable for anything else: no usage, or a count that token_count refuses.
     Example: usage with prompt_tokens=85, completion_tokens=12 -> (85, 12)
              usage with completion_tokens=None or -5 or nan  -> Unpriceable
     """
     if usage is None:
         raise Unpriceable("the response reported no token usage, so its cost is unknown")
-    counts = []
-    for field in ("prompt_tokens", "completion_tokens"):
-        value = getattr(usage, field, None)
-        if isinstance(value, float) and value.is_integer():  # 12.0 is a count; nan, inf are not
-            value = int(value)
-        if (not isinstance(value, int) or isinstance(value, bool) or value < 0
-                or value > MOST_TOKENS):
-            said = (f"{field}={value!r}" if not isinstance(value, int) or value <= MOST_TOKENS
-                    else f"{field} over {MOST_TOKENS:,}")  # repr of 10**5000 would raise
-            raise Unpriceable(f"the response reported {said}, not a count of tokens, so its "
-                              "cost is unknown")
-        counts.append(value)
-    return counts[0], counts[1]
+    return token_count(usage, "prompt_tokens"), token_count(usage, "completion_tokens")
+
+
+def token_count(usage, field: str) -> int:
+    """One count of a response's usage, if it is one: a whole number from zero to MOST_TOKENS
+    (a negative count would hand money back to the budget, NaN would make every comparison
+    with it false). Raises Unpriceable otherwise, a count left out included.
+
+    Example: token_count(usage, "prompt_tokens") -> 85; with prompt_tokens=12.0 -> 12
+    """
+    value = getattr(usage, field, None)
+    if isinstance(value, float) and value.is_integer():  # 12.0 is a count; nan, inf are not
+        value = int(value)
+    if (not isinstance(value, int) or isinstance(value, bool) or value < 0
+            or value > MOST_TOKENS):
+        said = (f"{field}={value!r}" if not isinstance(value, int) or value <= MOST_TOKENS
+                else f"{field} over {MOST_TOKENS:,}")  # repr of 10**5000 would raise
+        raise Unpriceable(f"the response reported {said}, not a count of tokens, so its "
+                          "cost is unknown")
+    return value
 
 
 def _bytes(item) -> int:

@@ -311,7 +311,7 @@ class Unreadable(Exception):
     """A tool's result that could not be turned into text (its __cause__ says why)."""
 
 
-def _exception_text(error: BaseException) -> str:
+def exception_text(error: BaseException) -> str:
     """An exception as "Type: message", even when its message cannot be made.
 
     Example: ValueError("bad") -> "ValueError: bad"; an exception whose __str__ raises ->
@@ -445,7 +445,7 @@ class Toolbox:
         try:                                                              # 2. arguments
             arguments = json.loads(arguments_json or "{}")
         except (ValueError, TypeError, RecursionError) as e:  # ValueError: JSONDecodeError too
-            why = str(e) if isinstance(e, json.JSONDecodeError) else _exception_text(e)
+            why = str(e) if isinstance(e, json.JSONDecodeError) else exception_text(e)
             return refuse(f"the arguments for {name} are not valid JSON ({why}); send one JSON "
                           "object with the arguments by name")
         if not isinstance(arguments, dict):
@@ -485,8 +485,8 @@ class Toolbox:
                           arguments=arguments)
         except Unreadable as e:
             return refuse(f"{name} returned a result that cannot be read as text: "
-                          f"{_exception_text(e.__cause__)}", arguments=arguments)
+                          f"{exception_text(e.__cause__)}", arguments=arguments)
         except (Exception, SystemExit) as e:  # SystemExit: a tool that calls sys.exit or argparse
-            return refuse(f"{name} failed: {_exception_text(e)}", arguments=arguments)
+            return refuse(f"{name} failed: {exception_text(e)}", arguments=arguments)
         return Outcome(content, arguments=arguments, truncated_chars=cut,
                        seconds=time.perf_counter() - start)

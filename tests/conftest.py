@@ -11,17 +11,7 @@ import sys
 
 import pytest
 
-# Tests and notebooks never reach the network: whatever the developer's shell has set, the
-# suite (and the notebook kernels nbval starts, which inherit this environment) run offline.
-for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTLAB_MODEL", "AGENTLAB_PRICED_AS"):
-    os.environ.pop(_name, None)
-
-
-
-def pytest_sessionstart(session):
-    # A fresh machine builds matplotlib's font cache on first import and says so on stderr;
-    # build it here, before nbval starts kernels, so no notebook cell sees that message.
-    import matplotlib.font_manager  # noqa: F401
+# Offline (no key, no base URL) and the font cache: the conftest.py at the top of the project.
 
 
 def pytest_collection_finish(session):

@@ -146,6 +146,7 @@ def test_an_unknown_price_is_refused_before_the_run(args, environment, message, 
      '"What time"'),
     (["run", "x", "--max-cost", "bash.01"], "'bash.01' is not a number (write the number "
      "without a $: the shell replaces $0 with its own name)"),
+    (["run", "x", "--max-cost", "0.0.5"], "'0.0.5' is not a number (see --help)"),  # no $ hint
 ])
 def test_bad_input_is_refused_in_one_line(args, message, capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["agentlab"])  # the command's name, as the script types it

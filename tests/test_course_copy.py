@@ -10,17 +10,26 @@ CHECKOUT = pathlib.Path(__file__).parent.parent
 
 
 def test_a_student_copy_has_the_notebooks_and_no_solutions(tmp_path, capsys):
-    copy = course.student_copy(tmp_path / "students", checkout=CHECKOUT)
+    saved = CHECKOUT / "notebooks" / "agentlab-runs.json"  # the teacher's playground runs
+    made_here = not saved.exists()
+    if made_here:
+        saved.write_text("[]")
+    try:
+        copy = course.student_copy(tmp_path / "students", checkout=CHECKOUT)
+    finally:
+        if made_here:
+            saved.unlink()
     notebooks = sorted(p.name for p in (copy / "notebooks").glob("*.ipynb"))
     assert notebooks == sorted(p.name for p in (CHECKOUT / "notebooks").glob("*.ipynb"))
     assert not (copy / "notebooks" / "solutions").exists()
     assert not list(copy.rglob("*_solutions.ipynb"))
     assert not (copy / "tests").exists() and not (copy / ".git").exists()
     assert not (copy / "docs" / "INSTRUCTORS.md").exists()  # it answers the open questions
-    assert not list(copy.rglob("__pycache__"))
+    assert not list(copy.rglob("__pycache__")) and not list(copy.rglob("agentlab-runs.json"))
     # What the README's commands need is there: the package, its metadata, nbval's sanitizer.
+    # conftest.py: the copy's `python -m pytest` runs offline too, whatever key the shell has
     for needed in ("pyproject.toml", "README.md", "environment.yml", "agentlab/loop.py",
-                   "agentlab/exercises.py", "notebooks/sanitize.cfg"):
+                   "agentlab/exercises.py", "notebooks/sanitize.cfg", "conftest.py"):
         assert (copy / needed).exists(), needed
     # `agentlab course`, installed from the copy, opens the copy's notebooks.
     assert course.find_notebooks(checkout=copy, here=tmp_path) == copy / "notebooks"

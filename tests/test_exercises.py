@@ -64,6 +64,9 @@ def test_check_observe_refuses_plausible_mistakes():
     twice = lambda m, c, r: m.extend([{"role": "tool", "tool_call_id": c.id, "content": "{}"}] * 2)
     refused(ex.check_observe(twice), "exactly one")
     refused(ex.check_observe(lambda m, c, r: 1 / 0), "ZeroDivisionError")
+    all_errors = lambda m, c, r: m.append({"role": "tool", "tool_call_id": c.id,
+                                           "content": json.dumps({"error": str(r)})})
+    refused(ex.check_observe(all_errors), "reads like a failure, but the call worked")
 
 
 def test_check_observe_wants_a_failure_marked_and_explained():

@@ -440,7 +440,10 @@ def test_the_step_limit_sentence_may_be_worded_as_a_student_would(stop_text):
 
 @pytest.mark.parametrize("stop_text", [
     lambda n: "Stopped.", lambda n: "", lambda n: "Done", lambda n: "Stopped: over budget.",
-], ids=["stopped", "empty", "done", "the wrong limit"])
+    # the limit's words inside other words ("re-turn-ed", "a-round", "coun-tries") say nothing
+    lambda n: "The model returned nothing useful.", lambda n: "No answer around.",
+    lambda n: "Could not find the countries.",
+], ids=["stopped", "empty", "done", "the wrong limit", "returned", "around", "countries"])
 def test_a_step_limit_sentence_that_says_nothing_breaks_max_steps(stop_text):
     entry = grade(with_changes(stop_text=stop_text), only=["max_steps"])["max_steps"]
     assert not entry.held

@@ -218,12 +218,18 @@ def test_the_slow_persona_carries_its_own_delay():
                                            ("get_weather", {"city": "Paris"})]),
     ("New York is cold; is Paris warmer?", [("get_weather", {"city": "New York"}),
                                             ("get_weather", {"city": "Paris"})]),
-    # Framing is less sure than a word that starts a sentence: the heading, then the label.
+    # Framing is not a place when the task names anything else: the heading, then the label.
     ("Task: Paris weather?", [("get_weather", {"city": "Paris"})]),
     ("New task:\nParis: is it raining?", [("get_weather", {"city": "Paris"})]),
     ("Paris: is it raining?", [("get_weather", {"city": "Paris"})]),
+    # A name that starts a sentence is kept beside a surer one (a review: "Lima! Is it warm in
+    # summer?" lost Lima to "summer", a comparison lost its first city).
+    ("Lima! Is it warm in summer?", [("get_weather", {"city": "Lima"}),
+                                     ("get_weather", {"city": "Summer"})]),
+    ("Oslo has long winters. Is it colder there than in Paris?",
+     [("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Paris"})]),
 ])
-def test_a_word_capitalised_because_a_sentence_starts_is_not_a_place(task, expected):
+def test_framing_is_not_a_place_but_a_name_that_starts_a_sentence_is(task, expected):
     assert calls(ask(task)) == expected
 
 

@@ -36,9 +36,10 @@ The chapter's guardrails
                    (its last call sends tool_choice="none") may return the model's answer.
     budget         every call costs about $0.0004 (long musings with each tool call); run_agent
                    gets max_cost_usd=0.001, then 0.0003 (less than one call). Held: no model call
-                   is made once the responses so far cost more than the budget, and the smaller
-                   budget stops the run after fewer calls. The chapter's pay-then-check holds: it
-                   may cross the budget by one call, then stops.
+                   is made once the responses so far cost more than the budget, and, if the
+                   budget ended the first run, the smaller one ends it after fewer calls (a run
+                   that ended by itself says nothing of the budget). The chapter's
+                   pay-then-check holds: it may cross the budget by one call, then stops.
     allowlist      the model asks for delete_files, a tool that is neither in `tools` nor in
                    `tool_impls`. Held: no tool runs for that call, the call is answered with a
                    (non-empty) tool message, and the run goes on to the next call. The allowlist

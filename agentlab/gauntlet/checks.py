@@ -150,8 +150,10 @@ def check_answers(run_agent, timeout: float) -> Entry:
 # A sentence that says the step limit stopped the run names steps (or calls, turns, rounds,
 # iterations, attempts, the maximum) or the limit's number: "Stopped: step limit reached.",
 # "Gave up after 3 tries". "Stopped." or "" says nothing; "cost limit reached" names another.
+# Whole words (or their start: "steps", "iterations"), so "returned" does not say "turn" nor
+# "countries" say "tries".
 STEP_LIMIT_WORDS = re.compile(
-    r"step|iteration|turn|round|loop|cycle|attempt|tries|calls?\b|max", re.IGNORECASE)
+    r"\b(?:step|iteration|turn|round|loop|cycle|attempt|tries|calls?\b|max)", re.IGNORECASE)
 
 
 def _says_step_limit(trial: Trial, max_steps: int) -> bool:

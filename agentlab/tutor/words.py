@@ -4,8 +4,8 @@ Example: Task("Is it colder in oslo or in New York?").places -> ["Oslo", "New Yo
 
 The tutor has no knowledge of the world: it cannot tell a city from a country. It reads what a
 sentence's shape says (a name after "in" or "of", a capitalised phrase, a quoted string) and
-lets the tools' results say the rest. A word capitalised only because it starts a sentence, or
-framing such as "New task:" or "Task:", counts as a name only when nothing surer is named.
+lets the tools' results say the rest. Framing such as "New task:" or "Task:" counts as a name
+only when nothing else is named.
 Place names match regardless of case. Every pattern here reads each character a bounded number
 of times, so a task of any size takes linear time.
 """
@@ -85,10 +85,11 @@ class Task:
             if name:
                 names.setdefault(name.lower(), name)
                 sureness[name.lower()] = max(sure, sureness.get(name.lower(), HEADING))
-        # The best reading wins: a word capitalised only because a sentence starts, or a word
-        # of the task's framing, is not a name when the task names something more surely.
-        best = max(sureness.values(), default=SURE)
-        names = {key: name for key, name in names.items() if sureness[key] == best}
+        # The task's framing ("New task:", "Task:") is not a name when the task names anything
+        # else, even a word that only starts a sentence ("Lima! Is it warm in summer?" names
+        # Lima): a sentence's first word is dropped only by a stopword, never by ranking.
+        keep = min(max(sureness.values(), default=SURE), SENTENCE_START)
+        names = {key: name for key, name in names.items() if sureness[key] >= keep}
         return _first(names.values(), MAX_NAMES)
 
     @functools.cached_property
