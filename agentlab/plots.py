@@ -119,6 +119,12 @@ def steps_per_run(runs: Sequence[Run], ax=None):
     ax = _axes(ax, title)
     ax.bar(range(len(runs)), [len(r.steps) for r in runs],
            color=[COLOURS[r.stop_reason] for r in runs], width=0.6)
+    # A run stopped before its first call (a budget too small for one) has no bar: mark it
+    # on the axis in its colour, so it is not mistaken for a missing run.
+    for i, run in enumerate(runs):
+        if not run.steps:
+            ax.text(i, 0, "0", ha="center", va="bottom", fontsize=FONT, fontweight="bold",
+                    color=COLOURS[run.stop_reason])
     limits = [r.limits.get("max_steps") for r in runs]
     ax.scatter(range(len(runs)), limits, marker="_", s=1200, linewidths=3, color=LIMIT, zorder=3)
     ax.set_ylabel("steps (model calls)", fontsize=FONT)

@@ -44,6 +44,13 @@ def test_steps_per_run_bars_coloured_by_stop_reason_with_limits():
         "answered", "max_steps", "max_cost", "step limit (max_steps)"]
 
 
+def test_a_run_of_no_steps_is_marked_in_its_colour_not_left_blank():
+    ax = plots.steps_per_run([hand_made(0, "max_cost"), hand_made(2, "answered")])
+    [zero] = [t for t in ax.texts if t.get_text() == "0"]
+    assert zero.get_position()[0] == 0
+    assert matplotlib.colors.to_hex(zero.get_color()) == plots.COLOURS["max_cost"]
+
+
 def test_cost_per_run_draws_budgets_in_readable_units():
     ax = plots.cost_per_run(RUNS)
     assert [round(b.get_height(), 6) for b in ax.patches] == [0.002, 0.003, 0.001]
