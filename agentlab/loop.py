@@ -329,6 +329,7 @@ _CUT_SHORT_WHY = ("interrupted by Ctrl-C while it was checked or ran: it may hav
                   "may still finish in the background")
 CUT_SHORT = Outcome(f'{{"error": "{_CUT_SHORT_WHY}"}}', error=_CUT_SHORT_WHY)
 
+
 def act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repeats) -> Outcome:
     """Run one tool call through the toolbox's checks, within what is left of the time limit
     (measured once the checks have passed: a slow approval hook uses up the tool's time)."""
