@@ -2,15 +2,17 @@
 
 A key can come back to us in text we did not write: a tool that reads the environment or a
 config file, an exception message that quotes its input, an API error that echoes the key it
-was given ("Incorrect API key provided: sk-..."). `mask` is applied where such text enters the
-package (tool results and errors in tools.py, API errors in loop.py), and *before* any cut, so
-that no prefix of a key survives a truncation.
+was given ("Incorrect API key provided: sk-..."), a model that repeats what it read. `mask`
+is applied where such text enters the package (tool results and errors in tools.py, the task,
+the system prompt and API errors in loop.py, the model's replies in models.py), *before* any
+cut, so that no prefix of a key survives a truncation; and once more on the way out (a Run's
+JSON, repr and HTML, the step log), for records made by hand or loaded from a file.
 
 What counts as a key: the value of OPENAI_API_KEY in the environment, even wrapped across lines
 or with invisible characters inside it, and anything shaped like an OpenAI-style key ("sk-"
 followed by at least 8 key characters, not glued to a letter or digit before it). Left out on
 purpose: other providers' key shapes, keys split across two messages, and keys encoded
-(base64, URL-encoding, JSON escapes), which no pattern can find without false alarms.
+(base64, URL-encoding, JSON's u-escapes), which no pattern can find without false alarms.
 """
 
 from __future__ import annotations
