@@ -273,7 +273,7 @@ def _run(args) -> int:
     finished = []  # every finished step, kept here too in case Ctrl-C escapes run_agent
 
     def show(step):
-        print(redact(format_step(step)), file=log, flush=True)
+        print(format_step(step), file=log, flush=True)  # masked by format_step
 
     started = time.perf_counter()
     try:
@@ -284,7 +284,7 @@ def _run(args) -> int:
         run = interrupted_run(args.task, client, limits, args.budget, finished,
                               time.perf_counter() - started)
     if args.json:
-        print(redact(run.to_json(indent=2)), flush=True)
+        print(run.to_json(indent=2), flush=True)  # to_json masks its text
     if run.stop_reason != "answered":
         print(redact(f"stopped: {run.stop_reason} ({run.stop_detail})"), file=log)
     if run.answer is not None:

@@ -120,8 +120,8 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
                               extra=extra)
     if as_root:
         print(ROOT_MESSAGE, flush=True)
-    if online_note():
-        print(online_note(), flush=True)
+    if note := online_note():
+        print(note, flush=True)
     from jupyterlab.labapp import LabApp  # imported here: it takes a second
     from jupyterlab import __version__ as lab_version
 

@@ -158,7 +158,7 @@ def check_observe(observe) -> Verdict:
             failure = _observation_failure(content, wanted)
             if failure:
                 return Verdict(False, failure)
-        elif _observation_failure(content, "") is None:  # it reads as a failed call
+        elif _error_said(content) is not None:  # a result that reads as a failed call
             return Verdict(False, f"{_short(content)} reads like a failure, but the call "
                            "worked: send a result as it is, json.dumps(result), and mark only "
                            "an exception as an error")
@@ -177,17 +177,27 @@ def check_observe(observe) -> Verdict:
                    f"and, for the failed call: {answers[-1]!r}")
 
 
+def _error_said(content: str) -> str | None:
+    """The error an observation reports, read as the tutor (and agentlab's loop) mark one, or
+    None if it reads as a result.
+
+    Example: '{"error": "no data"}' -> "no data"; "ValueError: no data" -> "no data";
+             '{"city": "Paris"}' -> None
+    """
+    from .tutor.reading import error_in
+
+    try:
+        return error_in(json.loads(content))
+    except (ValueError, RecursionError):  # not JSON: plain text may still say "Error: ..."
+        return error_in(content)
+
+
 def _observation_failure(content: str, message: str) -> str | None:
     """What is wrong with the observation of a failed call, or None if the model can read it.
 
     Example: _observation_failure('{"error": "no data"}', "no data") -> None
     """
-    from .tutor.reading import error_in  # how the tutor (and agentlab's loop) mark a failure
-
-    try:
-        said = error_in(json.loads(content))
-    except (ValueError, RecursionError):  # not JSON: plain text may still say "Error: ..."
-        said = error_in(content)
+    said = _error_said(content)
     if said is None:
         return (f"{_short(content)} reads like a result: mark a failure as one, "
                 "json.dumps({'error': ...}) (or text starting 'Error:'), so the model knows "

@@ -117,8 +117,8 @@ UNREACHABLE = ("APIConnectionError", "AuthenticationError", "PermissionDeniedErr
 
 def _stop_if_the_model_failed(run: Run, results: list, total: int) -> None:
     detail = run.stop_detail or ""
-    if run.stop_reason == "error" and detail.startswith("the model call failed: ") and any(
-            detail.startswith(f"the model call failed: {name}") for name in UNREACHABLE):
+    if run.stop_reason == "error" and detail.startswith(
+            tuple(f"the model call failed: {name}" for name in UNREACHABLE)):
         raise SweepStopped(run, len(results), total, results)
 
 

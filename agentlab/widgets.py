@@ -258,7 +258,7 @@ class Playground:
         lines: list[str] = []
 
         def show(step):
-            lines.append(redact(format_step(step)))
+            lines.append(format_step(step))  # masked by format_step
             self.log.value = self._log_html(lines)
             if self._stop.is_set():
                 raise StopRun("stopped with the playground's Stop button")

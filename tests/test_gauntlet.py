@@ -359,23 +359,30 @@ def test_a_gamer_with_a_tool_timeout_breaks_exactly_the_rows_it_games():
     assert "ignores its max_cost_usd argument" in report["budget"].hint
 
 
-def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_cap=None):
+def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_cap=None,
+                 wind_down=False, stop_at_a_repeat=False):
     """from_scratch with one change: a fixed step count or budget instead of the argument,
-    another sentence when the step limit stops it, another line printed for each call, or a
-    cap on each reply (max_tokens)."""
+    another sentence when the step limit stops it, another line printed for each call, a cap
+    on each reply (max_tokens), a last step that asks for an answer (tool_choice="none"), or a
+    stop at the first repeated call."""
     def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
         messages = [{"role": "user", "content": user_message}]
-        spent, history = 0.0, []
+        spent, history, seen = 0.0, [], set()
         for step in range(steps or max_steps):
             if show == "the tools offered":  # before each model call, as a progress line
                 print(f"step {step}: offering {[t['function']['name'] for t in tools]}")
+            last = wind_down and step == (steps or max_steps) - 1
             response = client.chat(model=model, messages=messages, tools=tools,
-                                   max_tokens=reply_cap)
+                                   max_tokens=reply_cap, tool_choice="none" if last else None)
             spent += estimate_cost(response)
             messages.append(response.message)
             if not response.tool_calls:
                 return response.message["content"]
             for call in response.tool_calls:
+                key = (call.function.name, call.function.arguments)
+                if stop_at_a_repeat and key in seen:
+                    return f"Stopped: {call.function.name} was asked for again."
+                seen.add(key)
                 if show is None:
                     print(f"step {step}: {call.function.name}({call.function.arguments})")
                 result = run_one_call(call.function.name, call.function.arguments, tool_impls,
@@ -452,24 +459,8 @@ def test_a_step_limit_sentence_that_says_nothing_breaks_max_steps(stop_text):
 
 
 def test_a_loop_that_winds_down_may_return_the_models_last_answer():
-    def winds_down(user_message, tools, tool_impls, client, model, max_steps=10,
-                   max_cost_usd=0.50):
-        """The last step the limit allows asks for an answer (tool_choice="none")."""
-        messages = [{"role": "user", "content": user_message}]
-        for step in range(max_steps):
-            last = step == max_steps - 1
-            response = client.chat(model=model, messages=messages, tools=tools,
-                                   tool_choice="none" if last else None)
-            messages.append(response.message)
-            if not response.tool_calls:
-                return response.message["content"]
-            for call in response.tool_calls:
-                result = tool_impls[call.function.name](**json.loads(call.function.arguments))
-                messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": json.dumps(result)})
-        return "Stopped: step limit reached."
-
-    entry = grade(winds_down, only=["max_steps"])["max_steps"]
+    # The last step the limit allows asks for an answer (tool_choice="none").
+    entry = grade(with_changes(wind_down=True), only=["max_steps"])["max_steps"]
     assert entry.held, entry
     assert "returned 'Here is my answer: all done.'" in entry.loop
 
@@ -485,25 +476,7 @@ def test_observability_asks_for_the_call_not_the_menu(show, held):
 
 
 def test_a_loop_that_stops_at_the_first_repeat_holds_repeats():
-    def stops_on_a_repeat(user_message, tools, tool_impls, client, model, max_steps=10,
-                          max_cost_usd=0.50):
-        messages, seen = [{"role": "user", "content": user_message}], set()
-        for step in range(max_steps):
-            response = client.chat(model=model, messages=messages, tools=tools)
-            messages.append(response.message)
-            if not response.tool_calls:
-                return response.message["content"]
-            for call in response.tool_calls:
-                key = (call.function.name, call.function.arguments)
-                if key in seen:
-                    return f"Stopped: {call.function.name} was asked for again."
-                seen.add(key)
-                result = tool_impls[call.function.name](**json.loads(call.function.arguments))
-                messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": json.dumps(result)})
-        return "Stopped: step limit reached."
-
-    entry = grade(stops_on_a_repeat, only=["repeats"])["repeats"]
+    entry = grade(with_changes(stop_at_a_repeat=True), only=["repeats"])["repeats"]
     assert entry.held, entry
     assert "ran track_parcel('P-1') 1 times over 2 model calls" in entry.loop
 
