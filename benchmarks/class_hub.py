@@ -119,7 +119,7 @@ c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
 c.ConfigurableHTTPProxy.command = [{proxy!r}]
 c.JupyterHub.services.append({{"name": "teacher", "api_token": {token!r}}})
 c.JupyterHub.load_roles.append({{"name": "teacher", "services": ["teacher"], "scopes": [
-    "admin:users", "admin:servers", "list:users", "read:users", "tokens"]}})
+    "admin:users", "admin:servers", "list:users", "read:users", "tokens", "read:services"]}})
 if {as_root!r}:  # JupyterLab refuses root without it (a container, CI)
     c.Spawner.args = c.Spawner.args + ["--allow-root"]
 """
@@ -292,23 +292,27 @@ class Student:
                     if n.startswith(f"{name}_") and n.endswith(".ipynb"))
         notebook = self.web.get(self.server(f"/api/contents/{path}"), timeout=60).json()
         cells = [c for c in notebook["content"]["cells"] if c["cell_type"] == "code"]
+        try:
+            outputs, error = self.execute(path, ["".join(c["source"]) for c in cells],
+                                          cell_timeout), None
+        except Exception as e:  # a cell that timed out, a dropped websocket: reported
+            outputs, error = [], f"{type(e).__name__}: {e}"[:200]
+        rules = sanitizers()
+        differing = [i for i, (cell, got) in enumerate(zip(cells, outputs))
+                     if text_of(cell.get("outputs", []), rules) != text_of(got, rules)]
+        return NotebookRun(name, time.monotonic() - start, len(cells), differing, error)
+
+    def execute(self, path: str, sources: list[str], cell_timeout: float) -> list[list[dict]]:
+        """Each source run as a cell, in order, in a new kernel of a session for the notebook
+        at `path` (in its folder, as JupyterLab opens it); the outputs of each cell."""
         session = self.web.post(self.server("/api/sessions"), timeout=120, json={
             "path": path, "type": "notebook", "name": path, "kernel": {"name": "python3"}})
         session.raise_for_status()
         session = session.json()
         try:
-            outputs = asyncio.run(self._execute(session["kernel"]["id"],
-                                                ["".join(c["source"]) for c in cells],
-                                                cell_timeout))
-            error = None
-        except Exception as e:  # a cell that timed out, a dropped websocket: reported
-            outputs, error = [], f"{type(e).__name__}: {e}"[:200]
+            return asyncio.run(self._execute(session["kernel"]["id"], sources, cell_timeout))
         finally:
             self.web.delete(self.server(f"/api/sessions/{session['id']}"), timeout=60)
-        rules = sanitizers()
-        differing = [i for i, (cell, got) in enumerate(zip(cells, outputs))
-                     if text_of(cell.get("outputs", []), rules) != text_of(got, rules)]
-        return NotebookRun(name, time.monotonic() - start, len(cells), differing, error)
 
     async def _execute(self, kernel: str, sources: list[str], cell_timeout: float) -> list:
         from tornado.httpclient import HTTPRequest
