@@ -9,6 +9,7 @@ CI installs both (.ci/run).
 """
 
 import importlib.util
+import re
 import pathlib
 import sys
 
@@ -105,3 +106,11 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
         printed = "".join(o.get("text", "") for o in outputs)
         assert "offline tutor" in printed
         assert printed.splitlines()[-1] == f"None {1024 ** 3}", "offline, with the class's limit"
+
+
+def test_ci_installs_what_the_hub_test_needs():
+    script = (ROOT / ".ci" / "run").read_text()
+    assert 'pip install -e ".[test,compat,hub]"' in script
+    # where class_hub.proxy_command() looks first: .node/node_modules/.bin/
+    assert re.search(r"npm install --prefix \.node .*configurable-http-proxy", script)
+    assert re.search(r"missing\+=\(npm\)", script), "CI installs npm where it is missing"
