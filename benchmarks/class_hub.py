@@ -344,7 +344,7 @@ class Student:
             raw = await socket_.read_message()
             if raw is None:
                 raise ConnectionError("the kernel's websocket closed")
-            message = json.loads(raw)
+            message = json.loads(_message_part(raw))
             if message.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             kind, content = message["header"]["msg_type"], message["content"]
@@ -355,6 +355,19 @@ class Student:
                 outputs.append({"output_type": kind, **content})
             elif kind == "status" and content["execution_state"] == "idle":
                 return outputs
+
+
+def _message_part(frame: str | bytes) -> str | bytes:
+    r"""A websocket frame's message: a text frame is one, a binary frame (a message with
+    buffers: a widget's image) starts with a count and offsets, then the message's JSON.
+
+    Example: b"\x00\x00\x00\x01\x00\x00\x00\x08{...}" -> b"{...}" (one part, at byte 8)
+    """
+    if isinstance(frame, str):
+        return frame
+    count = int.from_bytes(frame[:4], "big")
+    offsets = [int.from_bytes(frame[4 + 4 * i:8 + 4 * i], "big") for i in range(count)]
+    return frame[offsets[0]:offsets[1] if count > 1 else None]
 
 
 # --- watching: memory and CPU per student, the hub's answers to the teacher -----------------
@@ -522,7 +535,8 @@ def describe(result: dict, chapters: list[str]) -> str:
                  else ("  fail" if c in times else ("   cap" if c in r.skipped else "     -"))
                  for c in chapters]
         differs = [f"{n.name}:{','.join(map(str, n.differing))}" for n in r.notebooks
-                   if n.differing] + ([f"FAILED {r.failure}"] if r.failure else [])
+                   if n.differing] + [f"{n.name} {n.error}" for n in r.notebooks if n.error]
+        differs += [f"FAILED {r.failure}"] if r.failure else []
         lines.append(f"{r.name:10} {_f(r.server_seconds):>8} {_f(r.pull_seconds):>6} "
                      + " ".join(cells) + f" {meter.peak_mb.get(r.name, 0):8.0f} "
                      f"{meter.cpu_seconds(r.name):6.1f}  {' '.join(differs) or '-'}")

@@ -114,3 +114,24 @@ def test_ci_installs_what_the_hub_test_needs():
     # where class_hub.proxy_command() looks first: .node/node_modules/.bin/
     assert re.search(r"npm install --prefix \.node .*configurable-http-proxy", script)
     assert re.search(r"missing\+=\(npm\)", script), "CI installs npm where it is missing"
+
+
+def test_the_simulation_shares_the_notebooks_out_and_reads_binary_frames():
+    chapters = ["01", "02", "03", "04a"]
+    assert class_hub.notebooks_for(0, chapters, None) == chapters
+    shares = [class_hub.notebooks_for(i, chapters, 2) for i in range(3)]
+    assert shares == [["01", "02"], ["01", "03"], ["01", "04a"]]  # each chapter run by someone
+    # A message with buffers (a widget's PNG) comes as a binary frame: count, offsets, JSON.
+    message = b'{"header": {}}'
+    frame = (2).to_bytes(4, "big") + (12).to_bytes(4, "big") + (26).to_bytes(4, "big")
+    assert class_hub._message_part(frame + message + b"\x89PNG") == message
+    assert class_hub._message_part('{"a": 1}') == '{"a": 1}'
+
+
+def test_outputs_are_compared_as_nbval_compares_them():
+    rules = class_hub.sanitizers()
+    saved = [{"output_type": "stream", "name": "stdout", "text": ["took 0.2 s\n"]}]
+    assert class_hub.text_of(saved, rules) == class_hub.text_of(
+        [{"output_type": "stream", "name": "stdout", "text": "took 1.7 s\n"}], rules)
+    assert class_hub.text_of(saved, rules) != class_hub.text_of(
+        [{"output_type": "stream", "name": "stdout", "text": "took 1.7 s!\n"}], rules)
