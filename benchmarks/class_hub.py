@@ -5,11 +5,11 @@ while the teacher's client keeps asking the hub for its status. Prints one table
     python benchmarks/class_hub.py                           # 30 students, notebooks 01 to 05
     python benchmarks/class_hub.py --students 3 --notebooks 01,04b --json class.json
 
-What runs: deploy/jupyterhub_config.py, the class's own configuration, with three changes a
-laptop needs (tests/test_hub.py uses the same): the dummy authenticator (any name, one
-password), SimpleLocalProcessSpawner (servers run as this user, in a folder each, so no system
-accounts; it enforces no limits: the memory and CPU columns measure what a student takes), and
-free loopback ports. The proxy is configurable-http-proxy from npm, installed under .node/
+What runs: deploy/jupyterhub_config.py, the class's own configuration (its shared-password
+login too), with two changes a laptop needs (tests/test_hub.py uses the same):
+SimpleLocalProcessSpawner instead of systemd's (servers run as this user, in a folder each, so
+no system accounts; it enforces no limits: the memory and CPU columns measure what a student
+takes), and free loopback ports. The proxy is configurable-http-proxy from npm, installed under .node/
 (`npm install --prefix .node configurable-http-proxy`) or found on PATH.
 
 The course is pulled with nbgitpuller, not copied: it is how a teacher hands it out (docs/
@@ -55,7 +55,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEPLOY_CONFIG = ROOT / "deploy" / "jupyterhub_config.py"
 SANITIZE = ROOT / "notebooks" / "sanitize.cfg"
 COURSE_FOLDER = "agentlab-students"  # where nbgitpuller puts the course in a student's home
-PASSWORD = "class-of-thirty"          # the dummy authenticator's one password (loopback only)
+PASSWORD = "class-of-thirty"          # the class password of this run (loopback only)
 CHAPTERS = ["01", "02", "03", "04a", "04b", "05"]
 
 
@@ -109,8 +109,6 @@ TEST_CONFIG = """\
 # deploy/jupyterhub_config.py, with what a run on this machine needs instead (class_hub.py).
 c = get_config()  # noqa: F821
 load_subconfig({deploy!r})  # noqa: F821
-c.JupyterHub.authenticator_class = "dummy"
-c.DummyAuthenticator.password = {password!r}
 c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
 c.SimpleLocalProcessSpawner.home_dir_template = {home!r}
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
@@ -135,14 +133,16 @@ def running_hub(folder: pathlib.Path, proxy: str, *, start_seconds: float = 60,
     port, token = free_port(), secrets.token_hex(16)
     config = folder / "jupyterhub_config.py"
     config.write_text(TEST_CONFIG.format(
-        deploy=str(DEPLOY_CONFIG), password=PASSWORD, home=str(folder / "home" / "{username}"),
+        deploy=str(DEPLOY_CONFIG), home=str(folder / "home" / "{username}"),
         port=port, hub_port=free_port(), api_port=free_port(), proxy=proxy, token=token,
         as_root=hasattr(os, "geteuid") and os.geteuid() == 0))
     log = folder / "jupyterhub.log"
     with open(log, "wb") as out:
         process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)],
                                    cwd=folder, stdout=out, stderr=subprocess.STDOUT,
-                                   env={**os.environ, **(environment or {})},
+                                   env={**os.environ, **(environment or {}),
+                                        "AGENTLAB_CLASS_PASSWORD": PASSWORD,
+                                        "AGENTLAB_TEACHER_PASSWORD": secrets.token_hex(20)},
                                    start_new_session=True)  # its proxy and servers with it
     hub = Hub(f"http://127.0.0.1:{port}", token, process, log)
     try:
@@ -210,6 +210,7 @@ class NotebookRun:
     cells: int
     differing: list[int]          # code cells (0-based among code cells) whose text differs
     error: str | None = None
+    then: list[list[dict]] = dataclasses.field(default_factory=list)  # outputs of `then`
 
 
 class Student:
@@ -284,8 +285,9 @@ class Student:
         answer.raise_for_status()
         return sorted(item["name"] for item in answer.json()["content"])
 
-    def run_notebook(self, name: str, cell_timeout: float) -> NotebookRun:
-        """Run every code cell of notebooks/NAME*.ipynb in a new kernel, as JupyterLab does."""
+    def run_notebook(self, name: str, cell_timeout: float, then: tuple = ()) -> NotebookRun:
+        """Run every code cell of notebooks/NAME*.ipynb in a new kernel, as JupyterLab does;
+        then the sources in `then`, in the same kernel (a test's own checks)."""
         start = time.monotonic()
         folder = f"{COURSE_FOLDER}/notebooks"
         path = next(f"{folder}/{n}" for n in self.listing(folder)
@@ -293,14 +295,15 @@ class Student:
         notebook = self.web.get(self.server(f"/api/contents/{path}"), timeout=60).json()
         cells = [c for c in notebook["content"]["cells"] if c["cell_type"] == "code"]
         try:
-            outputs, error = self.execute(path, ["".join(c["source"]) for c in cells],
-                                          cell_timeout), None
+            outputs, error = self.execute(path, ["".join(c["source"]) for c in cells]
+                                          + list(then), cell_timeout), None
         except Exception as e:  # a cell that timed out, a dropped websocket: reported
             outputs, error = [], f"{type(e).__name__}: {e}"[:200]
         rules = sanitizers()
         differing = [i for i, (cell, got) in enumerate(zip(cells, outputs))
                      if text_of(cell.get("outputs", []), rules) != text_of(got, rules)]
-        return NotebookRun(name, time.monotonic() - start, len(cells), differing, error)
+        return NotebookRun(name, time.monotonic() - start, len(cells), differing, error,
+                           outputs[len(cells):])
 
     def execute(self, path: str, sources: list[str], cell_timeout: float) -> list[list[dict]]:
         """Each source run as a cell, in order, in a new kernel of a session for the notebook

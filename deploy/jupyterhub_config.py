@@ -28,8 +28,15 @@ c = get_config()  # noqa: F821 (JupyterHub defines get_config in the files it lo
 # --- Who logs in: any name with the class password; the teacher is the admin ------------------
 # JupyterHub's own shared-password login: students pick a user name and type the password the
 # teacher wrote on the board. The teacher logs in with the teacher password to the admin page.
+# Anyone with the class password can log in under any student's name: enough for a room, not
+# for graded work (then use your institution's login, e.g. an OAuthenticator).
+CLASS_PASSWORD = os.environ.get("AGENTLAB_CLASS_PASSWORD", "")
+if not CLASS_PASSWORD:  # JupyterHub would start, and nobody could log in
+    sys.exit("jupyterhub_config.py: set AGENTLAB_CLASS_PASSWORD to the class's password "
+             "(8 characters or more) before starting the hub")
 c.JupyterHub.authenticator_class = "shared-password"
-c.SharedPasswordAuthenticator.user_password = os.environ.get("AGENTLAB_CLASS_PASSWORD", "")
+c.SharedPasswordAuthenticator.user_password = CLASS_PASSWORD
+# Without it the admin page is closed, and the class works as before.
 c.SharedPasswordAuthenticator.admin_password = os.environ.get("AGENTLAB_TEACHER_PASSWORD", "")
 c.Authenticator.admin_users = {"teacher"}
 c.Authenticator.allow_all = True

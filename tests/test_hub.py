@@ -12,6 +12,7 @@ import importlib.util
 import re
 import pathlib
 import sys
+import urllib.parse
 
 import pytest
 import yaml
@@ -26,14 +27,23 @@ import class_hub  # noqa: E402
 HUB_PACKAGES = ["jupyterhub", "jupyterhub_idle_culler", "nbgitpuller", "requests"]
 
 
-def deploy_config():
+def deploy_config(class_password="a password for the room"):
     """deploy/jupyterhub_config.py as JupyterHub reads it: its traitlets config, and the file's
     own names (the limits, the culler's timeout)."""
     traitlets_config = pytest.importorskip("traitlets.config")
     config = traitlets_config.Config()
     names = {"get_config": lambda: config}
-    exec(compile(class_hub.DEPLOY_CONFIG.read_text(), "jupyterhub_config.py", "exec"), names)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AGENTLAB_CLASS_PASSWORD", class_password)
+        exec(compile(class_hub.DEPLOY_CONFIG.read_text(), "jupyterhub_config.py", "exec"), names)
     return config, names
+
+
+def test_the_hub_refuses_to_start_without_a_class_password():
+    with pytest.raises(SystemExit, match="set AGENTLAB_CLASS_PASSWORD"):
+        deploy_config(class_password="")
+    config, _ = deploy_config()
+    assert config.SharedPasswordAuthenticator.user_password == "a password for the room"
 
 
 def test_the_one_server_config_and_kubernetes_values_agree():
@@ -91,19 +101,25 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
         student.log_in()
         student.start_server(seconds=60)
         student.pull(repository)
+        # The hand-out link of docs/INSTRUCTORS.md, as a student's browser follows it: through
+        # the hub to their own server's nbgitpuller page (which then pulls, as above).
+        link = f"{hub.url}/hub/user-redirect/git-pull?" + urllib.parse.urlencode({
+            "repo": repository, "branch": "main",
+            "urlpath": f"lab/tree/{class_hub.COURSE_FOLDER}/notebooks/01_the_loop_by_hand.ipynb"})
+        page = student.web.get(link, timeout=60)
+        assert page.status_code == 200 and page.url.startswith(f"{hub.url}/user/ada/git-pull?")
         folder = f"{class_hub.COURSE_FOLDER}/notebooks"
         notebooks = student.listing(folder)
         assert {"01_the_loop_by_hand.ipynb", "05_the_limits_playground.ipynb"} <= set(notebooks)
         assert "solutions" not in notebooks, "the hand-out must not carry the solutions"
 
-        run = student.run_notebook("01", cell_timeout=60)
-        assert run.error is None and run.cells > 5
-        assert run.differing == [], f"notebook 01's cells {run.differing} differ on the hub"
-
+        # Notebook 01 as the student runs it, then a look around in its kernel.
         probe = ("import os\nfrom agentlab import connect\nprint(connect())\n"
                  "print(os.environ.get('OPENAI_API_KEY'), os.environ['MEM_LIMIT'])")
-        [outputs] = student.execute(f"{folder}/01_the_loop_by_hand.ipynb", [probe], 60)
-        printed = "".join(o.get("text", "") for o in outputs)
+        run = student.run_notebook("01", cell_timeout=60, then=[probe])
+        assert run.error is None and run.cells > 5
+        assert run.differing == [], f"notebook 01's cells {run.differing} differ on the hub"
+        printed = "".join(o.get("text", "") for o in run.then[0])
         assert "offline tutor" in printed
         assert printed.splitlines()[-1] == f"None {1024 ** 3}", "offline, with the class's limit"
 
