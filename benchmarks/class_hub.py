@@ -9,8 +9,8 @@ What runs: deploy/jupyterhub_config.py, the class's own configuration (its share
 login too), with two changes a laptop needs (tests/test_hub.py uses the same):
 SimpleLocalProcessSpawner instead of systemd's (servers run as this user, in a folder each, so
 no system accounts; it enforces no limits: the memory and CPU columns measure what a student
-takes), and free loopback ports. The proxy is configurable-http-proxy from npm, installed under .node/
-(`npm install --prefix .node configurable-http-proxy`) or found on PATH.
+takes), and free loopback ports. The proxy is configurable-http-proxy from npm, installed
+under .node/ (`npm install --prefix .node configurable-http-proxy`) or found on PATH.
 
 The course is pulled with nbgitpuller, not copied: it is how a teacher hands it out (docs/
 INSTRUCTORS.md), so the hand-out path is what gets measured. Its source is the student copy
