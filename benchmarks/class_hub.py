@@ -387,43 +387,43 @@ def _proc_user(pid: str) -> str | None:
 
 
 class Meter(threading.Thread):
-    """Samples /proc twice a second: memory (RSS) summed per student, and CPU seconds used."""
+    """Samples /proc twice a second: memory (RSS) and CPU seconds, summed per student (their
+    server and kernels) and for the hub (the hub, its proxy and its idle culler)."""
 
     def __init__(self, hub_pid: int):
         super().__init__(daemon=True)
         self.hub_pid, self.done = hub_pid, threading.Event()
-        self.owner: dict[str, str | None] = {}   # pid -> student, None for others
+        self.owner: dict[str, str | None] = {}   # pid -> student, "hub", or None for others
         self.cpu: dict[str, float] = {}          # pid -> CPU seconds last seen
-        self.peak_mb: dict[str, float] = {}      # student -> peak MB of server + kernels
-        self.hub_peak_mb = 0.0
-        self.tick = os.sysconf("SC_CLK_TCK")
+        self.peak_mb: dict[str, float] = {}      # student or "hub" -> peak MB
+        self.tick, self.page = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
+
+    def _stat(self, pid: str) -> list[str] | None:
+        """/proc/PID/stat's fields after the command's name: state, ppid, ..."""
+        try:
+            return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
 
     def _sample(self) -> None:
         rss: dict[str, float] = {}
         for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
+            pid = entry.name
+            if not pid.isdigit() or (fields := self._stat(pid)) is None:
                 continue
-            if entry.name not in self.owner:
-                self.owner[entry.name] = _proc_user(entry.name)
-            who = self.owner[entry.name]
-            if who is None and int(entry.name) != self.hub_pid:
-                continue
-            try:
-                fields = pathlib.Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1]
-                fields = fields.split()
-                megabytes = int(fields[21]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
-            except (OSError, IndexError, ValueError):
-                continue
+            if pid not in self.owner:
+                hub_side = int(pid) == self.hub_pid or int(fields[1]) == self.hub_pid
+                self.owner[pid] = _proc_user(pid) or ("hub" if hub_side else None)
+            who = self.owner[pid]
             if who is None:
-                self.hub_peak_mb = max(self.hub_peak_mb, megabytes)
                 continue
-            self.cpu[entry.name] = (int(fields[11]) + int(fields[12])) / self.tick
-            rss[who] = rss.get(who, 0.0) + megabytes
+            self.cpu[pid] = (int(fields[11]) + int(fields[12])) / self.tick
+            rss[who] = rss.get(who, 0.0) + int(fields[21]) * self.page / 2 ** 20
         for who, megabytes in rss.items():
             self.peak_mb[who] = max(self.peak_mb.get(who, 0.0), megabytes)
 
-    def cpu_seconds(self, student: str) -> float:
-        return sum(s for pid, s in self.cpu.items() if self.owner.get(pid) == student)
+    def cpu_seconds(self, who: str) -> float:
+        return sum(s for pid, s in self.cpu.items() if self.owner.get(pid) == who)
 
     def run(self) -> None:
         while not self.done.wait(0.5):
@@ -560,7 +560,8 @@ def describe(result: dict, chapters: list[str]) -> str:
             f"{c} {_median([n.seconds for n in runs if n.name == c and not n.error])} s"
             for c in chapters),
         f"peak memory per student (server + kernel): median {_median(peaks, 0)} MB, "
-        f"max {max(peaks, default=0):.0f} MB; the hub process: {meter.hub_peak_mb:.0f} MB",
+        f"max {max(peaks, default=0):.0f} MB; the hub (with its proxy and culler): "
+        f"{meter.peak_mb.get('hub', 0):.0f} MB, {meter.cpu_seconds('hub'):.0f} CPU s",
         f"CPU per student over the run: median {_median(cpu)} s, total {sum(cpu):.0f} s "
         f"in {result['seconds']:.0f} s of wall time ({os.cpu_count()} cores)",
         f"hub status for the teacher: {len(latency)} answers, median "
@@ -586,7 +587,9 @@ def as_json(result: dict) -> dict:
             "students": [{**dataclasses.asdict(r), "peak_mb": meter.peak_mb.get(r.name, 0),
                           "cpu_seconds": meter.cpu_seconds(r.name)}
                          for r in result["students"]],
-            "hub_peak_mb": meter.hub_peak_mb, "teacher_seconds": teacher.seconds,
+            "hub_peak_mb": meter.peak_mb.get("hub", 0),
+            "hub_cpu_seconds": meter.cpu_seconds("hub"),
+            "teacher_seconds": teacher.seconds,
             "teacher_failures": teacher.failures}
 
 
