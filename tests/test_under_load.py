@@ -9,8 +9,9 @@ The cells whose outcome depends on time keep a margin that a slow machine does n
 - 03's hostile calculator inputs run in a subprocess with a timeout that Python's start-up on a
   busy machine must not reach, while 9**9**9 never finishes at all;
 - 05's playground runs under the slider's 30 s time limit, and 08's gauntlet gives each run 2 s.
-The first is checked exactly (a delay stands in for the slow machine); all of them together by
-running their notebooks under nbval while busy loops keep every core occupied.
+The first is checked exactly (a delay stands in for the slow machine); 03 and 04b by running
+them under nbval while busy loops keep every core occupied; 05 by benchmarks/class_hub.py,
+which runs 01 to 05 for thirty students on one hub and compares every cell's output.
 """
 
 import json
@@ -25,10 +26,10 @@ from agentlab import Limits, run_agent, tool, toolkit
 
 ROOT = pathlib.Path(__file__).parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-# The notebooks with a cell whose outcome depends on time (see the module's docstring).
-TIMING_SENSITIVE = ["03_the_loop_in_forty_lines.ipynb", "04b_beyond_the_chapter.ipynb",
-                    "05_the_limits_playground.ipynb",
-                    "solutions/08_grade_your_own_loop_solutions.ipynb"]
+# The notebooks whose margins are a few times the work they cover (see the module's docstring).
+# 05's runs (under a second against a 30 s limit) and 08's gauntlet (runs of 0.02 s against
+# 2 s) have margins of a hundred times; the class simulation runs 05 with thirty students.
+TIMING_SENSITIVE = ["03_the_loop_in_forty_lines.ipynb", "04b_beyond_the_chapter.ipynb"]
 COAT = "What's the weather in Paris, and should I take a coat?"
 
 
@@ -63,9 +64,9 @@ def busy_loops(count: int) -> list[subprocess.Popen]:
 
 
 def test_the_timing_sensitive_notebooks_under_cpu_contention(tmp_path):
-    # Two spinning processes per core: nbval's kernel gets about a third of a core, as a
-    # student's kernel does when a class runs cells at once. Strict nbval, as in the suite.
-    spinners = busy_loops(2 * (os.cpu_count() or 1))
+    # A spinning process on every core: nbval's kernel gets half a core at most, as a
+    # student's does when the class runs cells at once. Strict nbval, as in the suite.
+    spinners = busy_loops(os.cpu_count() or 1)
     try:
         done = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
