@@ -22,9 +22,10 @@ the notebook's folder, each code cell is an execute_request on the kernel's webs
 text outputs are compared with the saved ones after notebooks/sanitize.cfg, as nbval does. A
 cell whose output differs is counted, by notebook and cell.
 
-Bounded: students start `--stagger` seconds apart, the run stops starting notebooks after
-`--wall` seconds, a cell has `--cell-timeout` seconds, and everything the script started is
-stopped at the end. Loopback only. Memory and CPU come from /proc (Linux): per student, every
+First one student runs every notebook alone on the hub (the row "alone": the times the class's
+are compared with), then the class arrives. Bounded: students start `--stagger` seconds apart,
+the run stops starting notebooks after `--wall` seconds, a cell has `--cell-timeout` seconds,
+and everything the script started is stopped at the end. Loopback only. Memory and CPU come from /proc (Linux): per student, every
 process whose environment names that JupyterHub user (the server and its kernels).
 """
 
@@ -505,6 +506,10 @@ def simulate(students: int, chapters: list[str], per_student: int | None, stagge
     with running_hub(folder, proxy) as hub:
         meter, teacher = Meter(hub.process.pid), Teacher(hub)
         meter.start()
+        # First one student alone, every notebook: the times the class's are compared with.
+        alone = StudentReport("alone")
+        attend(hub, alone, repository, chapters, time.monotonic() + wall, cell_timeout)
+        hub.api("/users/alone/server", method="DELETE")
         teacher.start()
         end = time.monotonic() + wall
         reports = [StudentReport(f"student{i + 1:02d}") for i in range(students)]
@@ -522,7 +527,7 @@ def simulate(students: int, chapters: list[str], per_student: int | None, stagge
         meter.done.set()
         meter.join()
         teacher.join()
-    return {"students": reports, "meter": meter, "teacher": teacher,
+    return {"students": reports, "alone": alone, "meter": meter, "teacher": teacher,
             "seconds": time.monotonic() - began}
 
 
@@ -530,9 +535,10 @@ def simulate(students: int, chapters: list[str], per_student: int | None, stagge
 
 def describe(result: dict, chapters: list[str]) -> str:
     reports, meter, teacher = result["students"], result["meter"], result["teacher"]
+    alone = result["alone"]
     lines = [f"{'student':10} {'server s':>8} {'pull s':>6} "
              + " ".join(f"{c:>6}" for c in chapters) + f" {'peak MB':>8} {'CPU s':>6}  differs"]
-    for r in reports:
+    for r in [alone, *reports]:
         times = {n.name: n for n in r.notebooks}
         cells = [f"{times[c].seconds:6.1f}" if c in times and not times[c].error
                  else ("  fail" if c in times else ("   cap" if c in r.skipped else "     -"))
@@ -556,8 +562,9 @@ def describe(result: dict, chapters: list[str]) -> str:
         f"not started (wall-time cap): {sum(len(r.skipped) for r in reports)}",
         f"time to a running server: median {_median(ready)} s, "
         f"max {_f(max(ready, default=None))} s",
-        "time per notebook (median): " + ", ".join(
-            f"{c} {_median([n.seconds for n in runs if n.name == c and not n.error])} s"
+        "time per notebook, median in class / alone: " + ", ".join(
+            f"{c} {_median([n.seconds for n in runs if n.name == c and not n.error])}"
+            f" / {_f(next((n.seconds for n in alone.notebooks if n.name == c), None))} s"
             for c in chapters),
         f"peak memory per student (server + kernel): median {_median(peaks, 0)} MB, "
         f"max {max(peaks, default=0):.0f} MB; the hub (with its proxy and culler): "
@@ -583,7 +590,10 @@ def _median(values: list[float], digits: int = 1) -> str:
 
 def as_json(result: dict) -> dict:
     meter, teacher = result["meter"], result["teacher"]
+    alone = result["alone"]
     return {"seconds": result["seconds"], "cores": os.cpu_count(),
+            "alone": {**dataclasses.asdict(alone), "peak_mb": meter.peak_mb.get("alone", 0),
+                      "cpu_seconds": meter.cpu_seconds("alone")},
             "students": [{**dataclasses.asdict(r), "peak_mb": meter.peak_mb.get(r.name, 0),
                           "cpu_seconds": meter.cpu_seconds(r.name)}
                          for r in result["students"]],
