@@ -25,8 +25,9 @@ cell whose output differs is counted, by notebook and cell.
 First one student runs every notebook alone on the hub (the row "alone": the times the class's
 are compared with), then the class arrives. Bounded: students start `--stagger` seconds apart,
 the run stops starting notebooks after `--wall` seconds, a cell has `--cell-timeout` seconds,
-and everything the script started is stopped at the end. Loopback only. Memory and CPU come from /proc (Linux): per student, every
-process whose environment names that JupyterHub user (the server and its kernels).
+and everything the script started is stopped at the end. Loopback only. Memory and CPU come
+from /proc (Linux): per student, every process whose environment names that JupyterHub user
+(the server and its kernels).
 """
 
 from __future__ import annotations
