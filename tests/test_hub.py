@@ -169,4 +169,4 @@ def test_a_kernel_that_dies_mid_cell_is_reported_not_waited_for():
     student = class_hub.Student.__new__(class_hub.Student)
     student.name = "ada"
     with pytest.raises(ConnectionError, match="the kernel died"):
-        asyncio.run(student._cell(DyingKernel(), "session", "print(1)"))
+        asyncio.run(asyncio.wait_for(student._cell(DyingKernel(), "session", "print(1)"), 5))
