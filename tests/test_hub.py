@@ -163,6 +163,7 @@ def test_a_kernel_that_dies_mid_cell_is_reported_not_waited_for():
             pass
 
         async def read_message(self):
+            await asyncio.sleep(0.01)  # a real socket waits: the timeout below can fire
             return json.dumps({"header": {"msg_type": "status"}, "parent_header": {},
                                "content": {"execution_state": "restarting"}})
 
