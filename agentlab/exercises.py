@@ -33,6 +33,7 @@ from .models import connect
 from .records import Run
 from .toolkit import COURSE_TOOLS, get_weather
 from .tools import Deny, Tool
+from .tutor.reading import error_in_text
 
 TUTOR = "tutor"  # every check's model: the offline tutor, named explicitly
 
@@ -158,7 +159,7 @@ def check_observe(observe) -> Verdict:
             failure = _observation_failure(content, wanted)
             if failure:
                 return Verdict(False, failure)
-        elif _error_said(content) is not None:  # a result that reads as a failed call
+        elif error_in_text(content) is not None:  # a result that reads as a failed call
             return Verdict(False, f"{_short(content)} reads like a failure, but the call "
                            "worked: send a result as it is, json.dumps(result), and mark only "
                            "an exception as an error")
@@ -177,27 +178,12 @@ def check_observe(observe) -> Verdict:
                    f"and, for the failed call: {answers[-1]!r}")
 
 
-def _error_said(content: str) -> str | None:
-    """The error an observation reports, read as the tutor (and agentlab's loop) mark one, or
-    None if it reads as a result.
-
-    Example: '{"error": "no data"}' -> "no data"; "ValueError: no data" -> "no data";
-             '{"city": "Paris"}' -> None
-    """
-    from .tutor.reading import error_in
-
-    try:
-        return error_in(json.loads(content))
-    except (ValueError, RecursionError):  # not JSON: plain text may still say "Error: ..."
-        return error_in(content)
-
-
 def _observation_failure(content: str, message: str) -> str | None:
     """What is wrong with the observation of a failed call, or None if the model can read it.
 
     Example: _observation_failure('{"error": "no data"}', "no data") -> None
     """
-    said = _error_said(content)
+    said = error_in_text(content)
     if said is None:
         return (f"{_short(content)} reads like a result: mark a failure as one, "
                 "json.dumps({'error': ...}) (or text starting 'Error:'), so the model knows "
