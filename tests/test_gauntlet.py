@@ -574,3 +574,188 @@ def test_a_loop_that_caps_each_reply_holds_the_budget_check():
     assert report.held == ["budget"], report
     assert re.search(r"made 1 model call with max_cost_usd=[\d.]+, \$0.0003\d\d spent",
                      report["budget"].loop)
+
+
+# --- the loops that gamed the grader before it drew its tasks (an outside review) -----------
+
+
+def special_cases_the_old_names(user_message, tools, tool_impls, client, model, max_steps=10,
+                                max_cost_usd=0.50):
+    """A timeout, a cut and a repeat guard only for the tools the old gauntlet named."""
+    messages, spent, asked = [{"role": "user", "content": user_message}], 0.0, []
+    for step in range(max_steps):
+        response = client.chat(model=model, messages=messages, tools=tools)
+        spent += estimate_cost(response)
+        messages.append(response.message)
+        if not response.tool_calls:
+            return response.message["content"]
+        for call in response.tool_calls:
+            name, raw = call.function.name, call.function.arguments
+            print(f"step {step}: {name}({raw})")
+            asked.append((name, raw))
+            if name == "wait_for_reply" or (name == "track_parcel" and asked.count(asked[-1]) > 2):
+                result = {"error": "not run"}
+            else:  # any other tool runs as in the chapter: no timeout, no repeat guard
+                try:
+                    result = tool_impls[name](**json.loads(raw))
+                except Exception as e:
+                    result = {"error": str(e)}
+            text = json.dumps(result, default=str)
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": text[:4000] if name == "read_log" else text})
+        if spent > max_cost_usd:
+            return "Stopped: over budget."
+    return "Stopped: step limit reached."
+
+
+def test_a_loop_that_special_cases_the_old_tool_names_breaks_time_truncation_and_repeats():
+    report = grade(special_cases_the_old_names, timeout=0.5, seed=21)
+    assert report.broken == ["truncation", "time", "repeats"]
+    assert "did not return within 0.5 s" in report["time"].loop
+    assert "cut each tool result" in report["truncation"].hint
+    assert "refuse one with an error after 3 identical calls" in report["repeats"].hint
+
+
+def counts_calls_at_a_fixed_price(user_message, tools, tool_impls, client, model, max_steps=10,
+                                  max_cost_usd=0.50):
+    """A "budget" that charges every call the $0.0004 the old notebook quoted."""
+    messages, spent, history = [{"role": "user", "content": user_message}], 0.0, []
+    for step in range(max_steps):
+        response = client.chat(model=model, messages=messages, tools=tools)
+        spent += 0.0004
+        messages.append(response.message)
+        if not response.tool_calls:
+            return response.message["content"]
+        for call in response.tool_calls:
+            print(f"step {step}: {call.function.name}({call.function.arguments})")
+            result = run_one_call(call.function.name, call.function.arguments, tool_impls,
+                                  history)
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": json.dumps(result, default=str)[:MAX_RESULT_CHARS]})
+        if spent > max_cost_usd:
+            return "Stopped: over budget."
+    return "Stopped: step limit reached."
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_budget_that_counts_calls_at_a_fixed_price_breaks_budget_only(seed):
+    report = grade(counts_calls_at_a_fixed_price, seed=seed)
+    assert report.broken == ["budget"]
+    hint = report["budget"].hint
+    assert "a price per call assumed" in hint or "a count of calls is not a budget" in hint
+
+
+def repeat_guard(kind):
+    """from_scratch's loop with another repeat guard: by tool name, allowing each tool once
+    (or 3 times) per run."""
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages, spent, runs = [{"role": "user", "content": user_message}], 0.0, []
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            spent += estimate_cost(response)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                name = call.function.name
+                print(f"step {step}: {name}({call.function.arguments})")
+                runs.append(name)
+                if runs.count(name) > (1 if kind == "once per run" else 3):
+                    result = {"error": f"{name} already ran: not run again"}
+                else:
+                    result = run_one_call(name, call.function.arguments, tool_impls, [])
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result, default=str)[:4000]})
+            if spent > max_cost_usd:
+                return "Stopped: over budget."
+        return "Stopped: step limit reached."
+    return loop
+
+
+@pytest.mark.parametrize("kind", ["once per run", "three times per tool"])
+def test_a_repeat_guard_by_tool_name_breaks_repeats(kind):
+    entry = grade(repeat_guard(kind), seed=9, only=["repeats"])["repeats"]
+    assert not entry.held
+    assert "which was no repeat" in entry.loop
+    assert "compare both" in entry.hint
+
+
+@pytest.mark.parametrize("write_error", [
+    lambda e: str(e), lambda e: json.dumps(str(e)), lambda e: f"the tool said: {e}",
+], ids=["bare text", "a JSON string", "a sentence"])
+def test_errors_sent_back_without_a_failure_marker_break_as_in_notebook_01(write_error):
+    """The rule of check_observe: a failure the model cannot tell from a result is refused."""
+    def unmarked(user_message, tools, tool_impls, client, model, max_steps=10,
+                 max_cost_usd=0.50):
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                print(f"step {step}: {call.function.name}({call.function.arguments})")
+                try:
+                    text = json.dumps(call_with_timeout(tool_impls[call.function.name],
+                                                        json.loads(call.function.arguments),
+                                                        TOOL_TIMEOUT_S), default=str)
+                except Exception as e:
+                    text = write_error(e)
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": text[:4000]})
+        return "Stopped: step limit reached."
+
+    report = grade(unmarked, seed=13, only=["allowlist", "bad_json", "tool_error", "time"])
+    assert report.held == []
+    for entry in report.entries:
+        assert "reads as a result" in entry.loop, entry
+        assert "mark a failure as one" in entry.hint
+
+
+@pytest.mark.parametrize("marked", [
+    lambda e: json.dumps({"error": str(e)}), lambda e: f"Error: {e}",
+    lambda e: f"ERROR - the tool failed: {e}", lambda e: f"Failed: {e}",
+    lambda e: json.dumps({"status": "error", "message": str(e)}),
+    lambda e: f"{type(e).__name__}: {e}",
+], ids=["json error", "Error:", "ERROR -", "Failed:", "status error", "exception"])
+def test_every_failure_marker_a_model_reads_holds(marked):
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                print(f"step {step}: {call.function.name}({call.function.arguments})")
+                try:
+                    text = json.dumps(call_with_timeout(tool_impls[call.function.name],
+                                                        json.loads(call.function.arguments),
+                                                        TOOL_TIMEOUT_S), default=str)
+                except Exception as e:
+                    text = marked(e)
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": text[:4000]})
+        return "Stopped: step limit reached."
+
+    report = grade(loop, seed=13, only=["allowlist", "bad_json", "tool_error", "time"])
+    assert report.broken == [], report
+
+
+def test_a_loop_that_encodes_outside_the_try_breaks_unencodable():
+    def dumps_outside(user_message, tools, tool_impls, client, model, **limits):
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(limits.get("max_steps", 10)):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                result = run_one_call(call.function.name, call.function.arguments, tool_impls, [])
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result)[:4000]})  # no default=str
+        return "Stopped: step limit reached."
+
+    entry = grade(dumps_outside, only=["unencodable"])["unencodable"]
+    assert not entry.held
+    assert "not JSON serializable" in entry.loop and "default=str" in entry.hint
