@@ -485,7 +485,8 @@ def test_one_step_short_of_the_limit_breaks_max_steps():
     lambda n: "I ran out of turns.",
     lambda n: "Too many iterations, giving up.",
     lambda n: f"Gave up: no answer within {n}.",
-], ids=["listing", "calls", "max_steps", "turns", "iterations", "the number"])
+    lambda n: "No answer within the allowed number of requests.",
+], ids=["listing", "calls", "max_steps", "turns", "iterations", "the number", "requests"])
 def test_the_step_limit_sentence_may_be_worded_as_a_student_would(stop_text):
     assert grade(with_changes(stop_text=stop_text), only=["max_steps"]).held == ["max_steps"]
 
