@@ -562,9 +562,9 @@ def test_the_capstone_notebooks_show_not_yet_to_students_and_all_held_in_the_sol
                        for c in cells if c["cell_type"] == "code" for o in c["outputs"])
 
     student = saved_output(notebooks / "08_grade_your_own_loop.ipynb")
-    assert "✗ Not yet: 0 of 11 checks held" in student and "✓" not in student
+    assert "✗ Not yet: 0 of 12 checks held" in student and "✓" not in student
     solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop_solutions.ipynb")
-    assert "✓ All checks held (11 of 11)." in solution and "✗" not in solution
+    assert "✓ All checks held (12 of 12) (seed 8)." in solution and "✗" not in solution
 
 
 def test_a_loop_that_caps_each_reply_holds_the_budget_check():
