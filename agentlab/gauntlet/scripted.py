@@ -1,8 +1,10 @@
-"""The gauntlet's misbehaving models and hostile tools, scripted so every run is the same.
+"""The gauntlet's misbehaving models and hostile tools, scripted so a run depends on the loop.
 
 Each model is the misbehaviour of one of the tutor's personas (the looper, the hallucinator,
-the sloppy one, ...) written as a fixed script: reply number n is decided by n alone, never by
-the wording of what the loop sends back. So a check depends on what the loop does (its calls,
+the sloppy one, ...) written as a script: reply number n is decided by n and by the grade's
+draws (draws.py: names, arguments, reply lengths), never by the wording of what the loop sends
+back. Each hostile behaviour (a hang, a flood, an exception) is put behind a drawn name by
+one_argument_tool, so a name tells the loop nothing. So a check depends on what the loop does (its calls,
 counts and costs), and the tutor's own wording can change without changing a grade. Every
 script ends in a plain answer after a fixed number of replies: a loop without a step limit
 still finishes.
