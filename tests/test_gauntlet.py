@@ -828,7 +828,7 @@ def one_bug(bug):
     ("tools not sent", "answers", "tools=tools"),
 ])
 def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row, hint):
-    report = grade(one_bug(bug), seed=17, timeout=1.0)
+    report = grade(one_bug(bug), seed=17)  # the default 2 s: a busy machine slows every run
     broken = set(report.broken)
     assert row in broken, report
     assert hint in report[row].hint, report[row]
@@ -840,4 +840,4 @@ def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row,
 
 
 def test_the_honest_one_bug_base_holds_every_row():
-    assert grade(one_bug(None), seed=17, timeout=1.0).broken == []
+    assert grade(one_bug(None), seed=17).broken == []
