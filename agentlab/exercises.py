@@ -33,6 +33,7 @@ from .models import connect
 from .records import Run
 from .toolkit import COURSE_TOOLS, get_weather
 from .tools import Deny, Tool
+from .tutor.reading import error_in_text
 
 TUTOR = "tutor"  # every check's model: the offline tutor, named explicitly
 
@@ -158,7 +159,7 @@ def check_observe(observe) -> Verdict:
             failure = _observation_failure(content, wanted)
             if failure:
                 return Verdict(False, failure)
-        elif _error_said(content) is not None:  # a result that reads as a failed call
+        elif error_in_text(content) is not None:  # a result that reads as a failed call
             return Verdict(False, f"{_short(content)} reads like a failure, but the call "
                            "worked: send a result as it is, json.dumps(result), and mark only "
                            "an exception as an error")
@@ -177,27 +178,12 @@ def check_observe(observe) -> Verdict:
                    f"and, for the failed call: {answers[-1]!r}")
 
 
-def _error_said(content: str) -> str | None:
-    """The error an observation reports, read as the tutor (and agentlab's loop) mark one, or
-    None if it reads as a result.
-
-    Example: '{"error": "no data"}' -> "no data"; "ValueError: no data" -> "no data";
-             '{"city": "Paris"}' -> None
-    """
-    from .tutor.reading import error_in
-
-    try:
-        return error_in(json.loads(content))
-    except (ValueError, RecursionError):  # not JSON: plain text may still say "Error: ..."
-        return error_in(content)
-
-
 def _observation_failure(content: str, message: str) -> str | None:
     """What is wrong with the observation of a failed call, or None if the model can read it.
 
     Example: _observation_failure('{"error": "no data"}', "no data") -> None
     """
-    said = _error_said(content)
+    said = error_in_text(content)
     if said is None:
         return (f"{_short(content)} reads like a result: mark a failure as one, "
                 "json.dumps({'error': ...}) (or text starting 'Error:'), so the model knows "
@@ -262,8 +248,8 @@ def _cost_hint(got: float, prompt, cached, completion, p_in, p_cached, p_out) ->
         return "input and output prices are swapped"
     if near(_cost(prompt, cached, 0, p_in, p_cached, p_out) + completion * p_in / 1e6):
         return "completion tokens have their own (higher) price"
-    return ("cost = ((prompt - cached) x input price + cached x cached-input price "
-            "+ completion x output price) / 1,000,000")
+    return ("each kind of token has its price per million: which tokens pay which price, "
+            "and are cached tokens counted inside prompt_tokens?")
 
 
 # --- 02: tools ------------------------------------------------------------------------------
@@ -314,7 +300,7 @@ def check_temperature_tool(candidate) -> Verdict:
             number, why = None, f"raised {type(e).__name__}"
         if number is None or abs(number - (c * 9 / 5 + 32)) > ROUNDED:
             return Verdict(False, f"right on the five values named here, but on another "
-                           f"temperature it {why}, not celsius × 9/5 + 32: compute °F from "
+                           f"temperature it {why}, not its °F: compute °F from "
                            "celsius for any value (a table of answers fails here)")
     return Verdict(True, "schema and results are right: "
                    + json.dumps(candidate.schema["function"]["parameters"]))
@@ -341,17 +327,30 @@ RECORD_TASKS = [
 ]
 
 
+# Runs the check makes beyond RECORD_TASKS, each with a model persona and its limits: one that
+# the step limit ends while the model still asks for a tool (its last step is not an answer),
+# and two with failed calls (a tool the model made up, arguments that are not JSON), which
+# count as asked for like any other.
+UNEVEN_RUNS = [("What is 6 * 7?", "tutor-looper", Limits(max_steps=3)),
+               ("What is 17 * 23 + sqrt(144)?", "tutor-hallucinator", None),
+               ("What is 17 * 23 + sqrt(144)?", "tutor-sloppy", None)]
+
+
 def check_count_tool_calls(count_tool_calls) -> Verdict:
     """count_tool_calls(run) -> {tool name: how many times the model asked for it}.
 
-    Tried on five different runs (one with no tool call at all), so no fixed answer passes.
+    Tried on eight different runs: some answered, one with no tool call at all, one the step
+    limit stopped, and some with calls that failed. So no fixed answer passes.
     """
     client = _tutor()
+    runs = [(task, run_agent(task, COURSE_TOOLS, client=client)) for task in RECORD_TASKS]
+    runs += [(f"{task!r} with {model}", run_agent(task, COURSE_TOOLS, client=_tutor(model),
+                                                  limits=limits))
+             for task, model, limits in UNEVEN_RUNS]
     shown = None
-    for task in RECORD_TASKS:
-        run = run_agent(task, COURSE_TOOLS, client=client)
+    for task, run in runs:
         expected = dict(collections.Counter(call.name for call in run.tool_calls))
-        got, failed = _attempt(f"count_tool_calls(run of {task!r})", count_tool_calls, run)
+        got, failed = _attempt(f"count_tool_calls(run of {task})", count_tool_calls, run)
         if failed is not None:
             return failed
         if _is_stub_result(got):
@@ -359,10 +358,19 @@ def check_count_tool_calls(count_tool_calls) -> Verdict:
         if not isinstance(got, dict):
             return Verdict(False, f"return a dict {{tool name: count}}, not {type(got).__name__}")
         if dict(got) != expected:
-            return Verdict(False, f"for {task!r} expected {expected}, got {_short(got)}: every "
-                           "step's tool_calls count, and a run with none gives {}")
+            failures = sum(call.error is not None for call in run.tool_calls)
+            why = (f" (this run ended by {run.stop_reason}, not with an answer)"
+                   if run.stop_reason != "answered" else "")
+            why += f" ({_calls(failures)} in it failed)" if failures else ""
+            return Verdict(False, f"for the run of {task}{why} expected {expected}, got "
+                           f"{_short(got)}: every step's tool_calls count, and a run with none "
+                           "gives {}")
         shown = shown or got
-    return Verdict(True, f"right on {len(RECORD_TASKS)} runs, e.g. {dict(shown)}")
+    return Verdict(True, f"right on {len(runs)} runs, e.g. {dict(shown)}")
+
+
+def _calls(count: int) -> str:
+    return f"{count} call{'s' * (count != 1)}"
 
 
 # --- 04a: the chapter's guardrails -----------------------------------------------------------
@@ -505,8 +513,10 @@ def check_europe_only(approve) -> Verdict:
 
 def check_looper_settings(limits, wind_down=False) -> Verdict:
     """Settings under which tutor-looper answers 6 * 7 with 42, worked out with a tool (a last
-    word before any tool ran does not count), in as few steps as that allows: two, one to
-    calculate and one to answer."""
+    word before any tool ran does not count), in as few steps as that allows.
+
+    limits: a Limits(...); wind_down: True or False, as run_agent takes it.
+    """
     if not isinstance(limits, Limits):
         return Verdict(False, f"pass a Limits(...) object, not {_short(limits)}")
     if not isinstance(wind_down, bool):
@@ -556,8 +566,8 @@ def check_smallest_budget(max_cost_usd) -> Verdict:
     """The smallest slider budget at which the tutor, priced as gpt-4.1, answers the Peru
     question (never exceed).
 
-    The slider shows two significant digits (0.018 for 10**-1.75 = 0.0177827...): both are
-    right. The neighbouring slider values are not.
+    The slider's value and its readout (rounded to two significant digits) are both right;
+    the neighbouring slider values are not.
     """
     value = _number(max_cost_usd)
     if value is None:

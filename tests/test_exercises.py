@@ -50,6 +50,34 @@ def test_check_observe_accepts_any_readable_text():
     assert ex.check_observe(as_python_prints_it)  # a student review: it was refused
 
 
+@pytest.mark.parametrize("write_failure", [
+    lambda e: f"ERROR - the tool failed: {e}",
+    lambda e: json.dumps({"status": "error", "message": str(e)}),
+    lambda e: f"Failed: {e}",
+    lambda e: f"error: {e}",
+    lambda e: json.dumps({"ok": False, "error": str(e)}),
+], ids=["ERROR -", "status error", "Failed:", "lower-case error:", "ok false"])
+def test_check_observe_accepts_failures_a_real_model_reads_as_failures(write_failure):
+    """The reviewer's right answers, refused before: a model reads each as a failed call."""
+    def observe(messages, call, outcome):
+        content = (write_failure(outcome) if isinstance(outcome, Exception)
+                   else json.dumps(outcome))
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+    assert ex.check_observe(observe)
+
+
+@pytest.mark.parametrize("write_failure", [
+    lambda e: str(e), lambda e: f"The tool said {e}", lambda e: json.dumps({"message": str(e)}),
+    lambda e: json.dumps({"status": "ok", "message": str(e)}), lambda e: f"Errors: {e}",
+], ids=["bare", "a sentence", "a message alone", "status ok", "Errors (another word)"])
+def test_check_observe_still_refuses_a_failure_with_no_marker(write_failure):
+    def observe(messages, call, outcome):
+        content = (write_failure(outcome) if isinstance(outcome, Exception)
+                   else json.dumps(outcome))
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+    refused(ex.check_observe(observe), "reads like a result")
+
+
 def test_check_observe_refuses_plausible_mistakes():
     paris = json.dumps({"city": "Paris", "temp_c": 8, "conditions": "light rain"})
     hard_coded = lambda m, c, r: m.append({"role": "tool", "tool_call_id": c.id, "content": paris})
@@ -162,10 +190,11 @@ def test_check_temperature_tool_refuses_a_table_of_the_values_it_names():
     refused(ex.check_temperature_tool(_temperature_tool(lambda c: table[c])),
             "on another temperature it raised KeyError")
     refused(ex.check_temperature_tool(_temperature_tool(lambda c: table.get(c, 0))),
-            "on another temperature it gave 0, not celsius × 9/5 + 32")
-    # The unnamed inputs never appear in a verdict.
+            "on another temperature it gave 0, not its °F")
+    # The unnamed inputs never appear in a verdict, nor does the formula (the answer).
     verdict = ex.check_temperature_tool(_temperature_tool(lambda c: table[c]))
     assert not any(str(c) in verdict.message for c in ex._UNNAMED_CELSIUS)
+    assert "9/5" not in verdict.message and "1.8" not in verdict.message
 
 
 def test_check_temperature_tool_refuses_the_stubs_docstring():
@@ -194,6 +223,22 @@ def test_check_count_tool_calls():
     refused(ex.check_count_tool_calls(lambda run: {c.name: len(run.steps) - 1
                                                    for c in run.tool_calls}))
     refused(ex.check_count_tool_calls(lambda run: [c.name for c in run.tool_calls]), "dict")
+
+
+def test_check_count_tool_calls_refuses_the_reviewers_wrong_attempts():
+    """Both held when every run ended answered with no failed call (an outside review)."""
+    def skips_the_last_step(run):  # "the last step is the answer": not when a limit stops it
+        return dict(collections.Counter(c.name for s in run.steps[:-1] for c in s.tool_calls))
+
+    def only_successful_calls(run):  # a failed call was asked for too
+        return dict(collections.Counter(c.name for c in run.tool_calls if c.error is None))
+
+    refused(ex.check_count_tool_calls(skips_the_last_step), "not with an answer")
+    refused(ex.check_count_tool_calls(only_successful_calls), "failed")
+
+    def counts_steps_with_calls(run):  # one per step, not one per call
+        return dict(collections.Counter(s.tool_calls[0].name for s in run.steps if s.tool_calls))
+    refused(ex.check_count_tool_calls(counts_steps_with_calls))
 
 
 # --- 04a -------------------------------------------------------------------------------------
@@ -330,6 +375,29 @@ def test_check_looper_settings():
 def test_check_smallest_budget_accepts_the_slider_value_and_its_readout():
     assert ex.check_smallest_budget(10 ** -1.75)
     assert ex.check_smallest_budget(0.018)  # what the slider displays
+
+
+def test_no_check_gives_its_answer_away_in_help_or_in_a_refusal():
+    """help(check) is what a student reads first (the student copy has it too)."""
+    smallest = next(b for b in ex.slider_budgets() if ex._answers_at(b))
+    answers = {"check_smallest_budget": [f"{smallest:.2g}", f"{smallest:.4g}", "10**-1.75",
+                                         "-1.75"],
+               "check_looper_settings": ["max_steps=2", "two", "wind_down=True"]}
+    for name, giveaways in answers.items():
+        doc = getattr(ex, name).__doc__
+        for giveaway in giveaways:
+            assert giveaway not in doc, (name, giveaway)
+    # nor in what a wrong attempt prints
+    for wrong in (10 ** -1.5, 0.01, 10 ** -2.75):
+        message = ex.check_smallest_budget(wrong).message
+        assert f"{smallest:.2g}" not in message and f"{smallest:.4g}" not in message
+    for limits, wind_down in ((Limits(max_steps=3), True), (Limits(max_steps=3), False),
+                              (Limits(max_steps=1), True)):
+        message = ex.check_looper_settings(limits, wind_down).message
+        assert "max_steps=2" not in message and "wind_down=True" not in message
+    # estimate_cost's last-resort hint asks questions; it does not print the formula
+    message = ex.check_estimate_cost(lambda *a: 1.0).message
+    assert "(prompt - cached)" not in message
 
 
 def test_check_smallest_budget_refuses_its_neighbours():

@@ -1,6 +1,7 @@
 """The gauntlet grades loops it cannot read: the chapter's listing, broken loops, good ones."""
 
 import json
+import re
 import logging
 import pathlib
 import threading
@@ -54,7 +55,7 @@ def call_with_timeout(function, arguments, seconds):
     return box["result"]
 
 
-def run_one_call(name, raw_arguments, tool_impls, history):
+def run_one_call(name, raw_arguments, tool_impls, history, timeout=TOOL_TIMEOUT_S):
     if name not in tool_impls:
         return {"error": f"unknown tool {name!r}"}
     try:
@@ -65,7 +66,9 @@ def run_one_call(name, raw_arguments, tool_impls, history):
     if history[-(MAX_REPEATS + 1):] == [history[-1]] * (MAX_REPEATS + 1):
         return {"error": "the same call again: not run; use the earlier result"}
     try:
-        return call_with_timeout(tool_impls[name], arguments, TOOL_TIMEOUT_S)
+        if timeout is None:  # (a bug, for the tests: a hung tool hangs the loop)
+            return tool_impls[name](**arguments)
+        return call_with_timeout(tool_impls[name], arguments, timeout)
     except Exception as e:
         return {"error": f"{type(e).__name__}: {e}"}
 
@@ -94,11 +97,12 @@ def from_scratch(user_message, tools, tool_impls, client, model, max_steps=10, m
 
 
 def test_the_chapters_listing_holds_its_own_guardrails_and_breaks_the_rest():
-    report = grade(chapter_listing(), timeout=0.5)
+    report = grade(chapter_listing(), timeout=0.5, seed=5)
     assert report.broken == [
-        "bad_json",  # json.loads sits outside the try: malformed arguments crash the loop
-        "time",      # nothing bounds a tool call: a hung tool hangs the run
-        "repeats",   # the same call runs on every step until max_steps (8 times)
+        "bad_json",     # json.loads sits outside the try: malformed arguments crash the loop
+        "unencodable",  # json.dumps sits outside the try: a datetime crashes the loop
+        "time",         # nothing bounds a tool call: a hung tool hangs the run
+        "repeats",      # the same call runs on every step until max_steps
     ]
     # Held, with the caveats the evidence states: the budget is checked after paying (one call
     # over), the 4000-character cut leaves invalid JSON with no marker, the allowlist is
@@ -106,14 +110,10 @@ def test_the_chapters_listing_holds_its_own_guardrails_and_breaks_the_rest():
     assert report.held == ["answers", "max_steps", "budget", "allowlist", "tool_error",
                            "truncation", "observability", "unanswered_tool_calls"]
     assert "JSONDecodeError" in report["bad_json"].loop
+    assert "not JSON serializable" in report["unencodable"].loop
     assert "over the budget" in report["budget"].loop
-    # Crossed on the third call, then stopped; with a budget below one call's cost, on the first.
-    assert "made 3 model calls with max_cost_usd=0.001," in report["budget"].loop
-    assert "made 1 model call with max_cost_usd=0.0003," in report["budget"].loop
-    assert "made 5 model calls with max_steps=5" in report["max_steps"].loop
     assert "no longer valid JSON" in report["truncation"].loop
     assert "did not return within 0.5 s" in report["time"].loop
-    assert "8 times" in report["repeats"].loop
 
 
 def test_a_loop_without_a_step_limit_breaks_max_steps_and_the_grader_still_returns():
@@ -137,7 +137,8 @@ def test_a_loop_without_a_step_limit_breaks_max_steps_and_the_grader_still_retur
     assert time.perf_counter() - start < 15  # ~0.5 s: only the hung tool waits for the timeout
     assert "max_steps" in report.broken
     # It also spends past its budget, prints nothing, waits on the hung tool and repeats.
-    assert report.broken == ["max_steps", "budget", "observability", "time", "repeats"]
+    assert report.broken == ["max_steps", "budget", "unencodable", "observability", "time",
+                             "repeats"]
     # Left alone, it calls until the model gives up. That count needs the run to end within the
     # timeout (on a busy machine 26 calls can take over 0.5 s), so it gets the default 2 s: a
     # loop that ends by itself never waits for the timeout.
@@ -145,13 +146,63 @@ def test_a_loop_without_a_step_limit_breaks_max_steps_and_the_grader_still_retur
     assert "made 26 model calls" in counted["max_steps"].loop
 
 
-@pytest.mark.parametrize("loop", [on_agentlab, from_scratch], ids=["on_agentlab", "from_scratch"])
-def test_a_loop_with_every_guardrail_holds_every_check(loop):
+@pytest.mark.parametrize("seed", [None, 0, 1, 2])
+def test_a_loop_with_every_guardrail_holds_every_check_whatever_the_draws(seed):
     start = time.perf_counter()
-    report = grade(loop)
+    report = grade(from_scratch, seed=seed)
     assert report.broken == [], report
     assert report.held == EVERY_CHECK
-    assert time.perf_counter() - start < 10  # ~1 s here
+    assert time.perf_counter() - start < 10  # ~1.5 s here
+
+
+def test_a_wrapper_around_agentlab_run_agent_is_named_and_not_counted_as_the_students():
+    """Every guardrail is the library's: it would hold every row, so no row counts it."""
+    report = grade(on_agentlab, seed=3)
+    assert report.held == []
+    for entry in report.entries:
+        assert "handed the run to agentlab.run_agent" in entry.loop, entry
+        assert "write the loop itself" in entry.hint
+
+
+def test_the_wrapper_is_caught_however_it_reaches_the_library_loop():
+    from agentlab import loop as library_loop
+
+    bound_early = library_loop.run_agent  # a name taken before the grade patched anything
+
+    def six_lines(user_message, tools, tool_impls, client, model, max_steps=10,
+                  max_cost_usd=0.50):
+        run = bound_early(user_message, (tools, tool_impls), client=client, model=model,
+                          limits=agentlab.Limits(max_steps=max_steps,
+                                                 max_cost_usd=max_cost_usd, tool_timeout=0.3))
+        return run.answer or f"Stopped: {run.stop_detail}"
+
+    report = grade(six_lines, only=["answers", "time"])
+    assert report.held == [] and all("agentlab.run_agent" in e.loop for e in report.entries)
+    # and a loop of one's own that merely imports agentlab is not mistaken for it
+    assert grade(from_scratch, only=["answers"]).held == ["answers"]
+
+
+def test_a_seed_repeats_a_grade_and_no_seed_draws_another():
+    first, again = grade(from_scratch, seed=11), grade(from_scratch, seed=11)
+    assert [e.model for e in first.entries] == [e.model for e in again.entries]
+    assert first.seed == 11 and "(seed 11)" in first.summary()
+    # one check alone draws as it does in the whole grade
+    assert grade(from_scratch, seed=11, only=["budget"])["budget"].expect == \
+        first["budget"].expect
+    fresh = [grade(from_scratch, only=["answers"]) for _ in range(3)]
+    assert len({r.seed for r in fresh}) > 1
+    assert len({r["answers"].model for r in fresh}) > 1
+    with pytest.raises(TypeError, match="seed is a whole number"):
+        grade(from_scratch, seed="7")
+
+
+def test_no_tool_name_is_fixed_across_grades():
+    names = {grade(from_scratch, seed=seed, only=["time"])["time"].model.split("(")[0]
+             for seed in range(12)}
+    assert len(names) > 6
+    # the names the gauntlet used before it drew them can never come back
+    assert not any(old in name for name in names
+                   for old in ("wait_for_reply", "read_log", "track_parcel"))
 
 
 # --- loops that fail in the ways a student's might -------------------------------------------
@@ -173,7 +224,7 @@ def test_a_stub_raising_or_wrongly_typed_loop_is_graded_not_crashing():
 
     for loop, evidence in [(stub, "returned None"), (raises, "raised NotImplementedError"),
                            (crashes, "raised KeyError"), (returns_a_run, "returned Run")]:
-        report = grade(loop, timeout=0.5)
+        report = grade(loop, timeout=1.0)  # a 1 MB result through the library: not 0.5 s
         assert report.held == [], loop.__name__
         assert all(evidence in e.loop for e in report.entries), (loop.__name__, report)
     assert "fill in run_agent" in grade(stub, only=["answers"])["answers"].hint
@@ -191,7 +242,7 @@ def test_a_hanging_loop_is_abandoned_after_the_timeout():
     release.set()
     assert report.held == []
     assert all("did not return within 0.05 s" in e.loop for e in report.entries)
-    assert elapsed < 5  # 11 checks x 0.05 s
+    assert elapsed < 5  # 12 checks x 0.05 s
 
 
 def test_an_abandoned_loop_stops_at_its_next_model_call():
@@ -319,15 +370,11 @@ def hard_coded_three_steps(user_message, tools, tool_impls, client, model, max_s
 
 
 def test_a_loop_that_hard_codes_its_step_count_breaks_max_steps_budget_and_repeats():
-    report = grade(hard_coded_three_steps, only=["max_steps", "budget", "repeats"])
+    report = grade(hard_coded_three_steps, only=["max_steps", "budget", "repeats"], seed=4)
     assert report.broken == ["max_steps", "budget", "repeats"]
-    assert report["max_steps"].hint.startswith(
-        "made 3 calls with max_steps=5: the loop ignores its max_steps argument")
-    assert "'Stopped.', which does not say the step limit stopped it" in report["max_steps"].loop
-    assert report["budget"].hint.startswith(
-        "made 3 calls with max_cost_usd=0.0003, as with max_cost_usd=0.001: the loop ignores its "
-        "max_cost_usd argument")
-    assert "2 of them after the budget was spent" in report["budget"].loop
+    assert "the loop ignores its max_steps argument" in report["max_steps"].hint
+    assert "which does not say the step limit stopped it" in report["max_steps"].loop
+    assert "something other than max_cost_usd stopped it" in report["budget"].hint
     assert "none was refused as a repeat" in report["repeats"].loop
 
 
@@ -356,7 +403,7 @@ def test_a_gamer_with_a_tool_timeout_breaks_exactly_the_rows_it_games():
     report = grade(gamer)
     assert report.broken == ["max_steps", "budget", "observability", "repeats"]
     assert "ignores its max_steps argument" in report["max_steps"].hint
-    assert "ignores its max_cost_usd argument" in report["budget"].hint
+    assert "something other than max_cost_usd stopped it" in report["budget"].hint
 
 
 def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_cap=None,
@@ -397,11 +444,12 @@ def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_ca
     return loop
 
 
-def test_a_loop_that_hard_codes_its_budget_breaks_budget_only():
-    report = grade(with_changes(budget=0.001))
+@pytest.mark.parametrize("fixed", [0.0005, 0.001, 0.002, 0.004])
+def test_a_loop_that_hard_codes_its_budget_breaks_budget_only(fixed):
+    report = grade(with_changes(budget=fixed), seed=int(fixed * 1e4))
     assert report.broken == ["budget"]
-    assert "made 3 model calls with max_cost_usd=0.001," in report["budget"].loop
-    assert "ignores its max_cost_usd argument" in report["budget"].hint
+    hint = report["budget"].hint
+    assert "something other than max_cost_usd stopped it" in hint or "after $" in hint
 
 
 def test_a_loop_without_budget_code_breaks_budget():
@@ -410,16 +458,15 @@ def test_a_loop_without_budget_code_breaks_budget():
     assert "after the budget was spent" in report["budget"].loop
 
 
-@pytest.mark.parametrize("steps, evidence", [
-    (3, "made 3 calls with max_steps=5: the loop ignores its max_steps argument"),
-    (4, "made 4 model calls with max_steps=3"),
-])
-def test_a_loop_that_hard_codes_its_step_limit_breaks_max_steps_only(steps, evidence):
-    report = grade(with_changes(steps=steps))
-    # Only max_steps breaks. budget holds: the smaller budget stops the run at its first call,
-    # before the fixed count matters. repeats holds: the third identical call is refused.
-    assert report.broken == ["max_steps"]
-    assert evidence in report["max_steps"].hint + report["max_steps"].loop
+@pytest.mark.parametrize("steps", [3, 4])
+def test_a_loop_that_hard_codes_its_step_limit_breaks_every_row_the_count_decides(steps):
+    report = grade(with_changes(steps=steps), seed=6)
+    # max_steps breaks; so do budget (the cheap run's budget allows more calls than the count)
+    # and repeats (the count ends the run before any repeat): each hint names the count.
+    assert report.broken == ["max_steps", "budget", "repeats"]
+    assert "ignores its max_steps argument" in report["max_steps"].hint
+    assert "a fixed count of calls" in report["budget"].hint
+    assert "does the loop read its max_steps?" in report["repeats"].hint
 
 
 def test_one_step_short_of_the_limit_breaks_max_steps():
@@ -440,7 +487,8 @@ def test_one_step_short_of_the_limit_breaks_max_steps():
     lambda n: "I ran out of turns.",
     lambda n: "Too many iterations, giving up.",
     lambda n: f"Gave up: no answer within {n}.",
-], ids=["listing", "calls", "max_steps", "turns", "iterations", "the number"])
+    lambda n: "No answer within the allowed number of requests.",
+], ids=["listing", "calls", "max_steps", "turns", "iterations", "the number", "requests"])
 def test_the_step_limit_sentence_may_be_worded_as_a_student_would(stop_text):
     assert grade(with_changes(stop_text=stop_text), only=["max_steps"]).held == ["max_steps"]
 
@@ -455,7 +503,7 @@ def test_a_step_limit_sentence_that_says_nothing_breaks_max_steps(stop_text):
     entry = grade(with_changes(stop_text=stop_text), only=["max_steps"])["max_steps"]
     assert not entry.held
     assert "does not say the step limit stopped it" in entry.loop
-    assert "Stopped: step limit reached (3 steps)." in entry.hint
+    assert re.search(r"'Stopped: step limit reached \(\d steps\).'", entry.hint)
 
 
 def test_a_loop_that_winds_down_may_return_the_models_last_answer():
@@ -472,24 +520,24 @@ def test_observability_asks_for_the_call_not_the_menu(show, held):
     entry = grade(with_changes(show=show), only=["observability"])["observability"]
     assert entry.held == held, entry
     if not held:
-        assert "named without its arguments or result: calculate, lookup_order" in entry.loop
+        assert re.search(r"named without its arguments or result: \w+, \w+:", entry.loop)
 
 
 def test_a_loop_that_stops_at_the_first_repeat_holds_repeats():
     entry = grade(with_changes(stop_at_a_repeat=True), only=["repeats"])["repeats"]
     assert entry.held, entry
-    assert "ran track_parcel('P-1') 1 times over 2 model calls" in entry.loop
+    assert re.search(r"and with '[A-Z]-\d+' 1 times", entry.loop)
 
 
 # --- the report ------------------------------------------------------------------------------
 
 
 def test_the_report_is_a_table_in_a_notebook_and_text_elsewhere():
-    report = grade(chapter_listing(), timeout=0.5, only=["answers", "bad_json"])
+    report = grade(chapter_listing(), timeout=0.5, only=["answers", "bad_json"], seed=3)
     html = report._repr_html_()
     assert html.count("<tr>") == 3 and "<code>bad_json</code>" in html and "✗ broken" in html
     text = repr(report)
-    assert text.splitlines()[0] == "✗ Not yet: 1 of 2 checks held; broken: bad_json."
+    assert text.splitlines()[0] == "✗ Not yet: 1 of 2 checks held; broken: bad_json (seed 3)."
     assert "✓ held    answers" in text and "hint:" in text
     assert sorted(report.held + report.broken) == ["answers", "bad_json"]
 
@@ -516,15 +564,280 @@ def test_the_capstone_notebooks_show_not_yet_to_students_and_all_held_in_the_sol
                        for c in cells if c["cell_type"] == "code" for o in c["outputs"])
 
     student = saved_output(notebooks / "08_grade_your_own_loop.ipynb")
-    assert "✗ Not yet: 0 of 11 checks held" in student and "✓" not in student
+    assert "✗ Not yet: 0 of 12 checks held" in student and "✓" not in student
     solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop_solutions.ipynb")
-    assert "✓ All checks held (11 of 11)." in solution and "✗" not in solution
+    assert "✓ All checks held (12 of 12) (seed 8)." in solution and "✗" not in solution
 
 
 def test_a_loop_that_caps_each_reply_holds_the_budget_check():
     """A reply cut at the loop's own max_tokens ends the first run by itself: its call count
     says nothing of the budget, so the same count at the smaller budget is no evidence that
     max_cost_usd was ignored (a student review: it was reported broken, with that hint)."""
-    report = grade(with_changes(reply_cap=512), only=["budget"])
+    report = grade(with_changes(reply_cap=512), only=["budget"], seed=2)
     assert report.held == ["budget"], report
-    assert "made 1 model call with max_cost_usd=0.001, $0.000320 spent" in report["budget"].loop
+    assert re.search(r"made 1 model call with max_cost_usd=[\d.]+, \$0.0003\d\d spent",
+                     report["budget"].loop)
+
+
+# --- the loops that gamed the grader before it drew its tasks (an outside review) -----------
+
+
+def special_cases_the_old_names(user_message, tools, tool_impls, client, model, max_steps=10,
+                                max_cost_usd=0.50):
+    """A timeout, a cut and a repeat guard only for the tools the old gauntlet named."""
+    messages, spent, asked = [{"role": "user", "content": user_message}], 0.0, []
+    for step in range(max_steps):
+        response = client.chat(model=model, messages=messages, tools=tools)
+        spent += estimate_cost(response)
+        messages.append(response.message)
+        if not response.tool_calls:
+            return response.message["content"]
+        for call in response.tool_calls:
+            name, raw = call.function.name, call.function.arguments
+            print(f"step {step}: {name}({raw})")
+            asked.append((name, raw))
+            if name == "wait_for_reply" or (name == "track_parcel" and asked.count(asked[-1]) > 2):
+                result = {"error": "not run"}
+            else:  # any other tool runs as in the chapter: no timeout, no repeat guard
+                try:
+                    result = tool_impls[name](**json.loads(raw))
+                except Exception as e:
+                    result = {"error": str(e)}
+            text = json.dumps(result, default=str)
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": text[:4000] if name == "read_log" else text})
+        if spent > max_cost_usd:
+            return "Stopped: over budget."
+    return "Stopped: step limit reached."
+
+
+def test_a_loop_that_special_cases_the_old_tool_names_breaks_time_truncation_and_repeats():
+    report = grade(special_cases_the_old_names, timeout=0.5, seed=21)
+    assert report.broken == ["truncation", "time", "repeats"]
+    assert "did not return within 0.5 s" in report["time"].loop
+    assert "cut each tool result" in report["truncation"].hint
+    assert "refuse one with an error after 3 identical calls" in report["repeats"].hint
+
+
+def counts_calls_at_a_fixed_price(user_message, tools, tool_impls, client, model, max_steps=10,
+                                  max_cost_usd=0.50):
+    """A "budget" that charges every call the $0.0004 the old notebook quoted."""
+    messages, spent, history = [{"role": "user", "content": user_message}], 0.0, []
+    for step in range(max_steps):
+        response = client.chat(model=model, messages=messages, tools=tools)
+        spent += 0.0004
+        messages.append(response.message)
+        if not response.tool_calls:
+            return response.message["content"]
+        for call in response.tool_calls:
+            print(f"step {step}: {call.function.name}({call.function.arguments})")
+            result = run_one_call(call.function.name, call.function.arguments, tool_impls,
+                                  history)
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": json.dumps(result, default=str)[:MAX_RESULT_CHARS]})
+        if spent > max_cost_usd:
+            return "Stopped: over budget."
+    return "Stopped: step limit reached."
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_budget_that_counts_calls_at_a_fixed_price_breaks_budget_only(seed):
+    report = grade(counts_calls_at_a_fixed_price, seed=seed)
+    assert report.broken == ["budget"]
+    hint = report["budget"].hint
+    assert "a price per call assumed" in hint or "a count of calls is not a budget" in hint
+
+
+def repeat_guard(kind):
+    """from_scratch's loop with another repeat guard: by tool name, allowing each tool once
+    (or 3 times) per run."""
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages, spent, runs = [{"role": "user", "content": user_message}], 0.0, []
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            spent += estimate_cost(response)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                name = call.function.name
+                print(f"step {step}: {name}({call.function.arguments})")
+                runs.append(name)
+                if runs.count(name) > (1 if kind == "once per run" else 3):
+                    result = {"error": f"{name} already ran: not run again"}
+                else:
+                    result = run_one_call(name, call.function.arguments, tool_impls, [])
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result, default=str)[:4000]})
+            if spent > max_cost_usd:
+                return "Stopped: over budget."
+        return "Stopped: step limit reached."
+    return loop
+
+
+@pytest.mark.parametrize("kind", ["once per run", "three times per tool"])
+def test_a_repeat_guard_by_tool_name_breaks_repeats(kind):
+    entry = grade(repeat_guard(kind), seed=9, only=["repeats"])["repeats"]
+    assert not entry.held
+    assert "which was no repeat" in entry.loop
+    assert "compare both" in entry.hint
+
+
+@pytest.mark.parametrize("write_error", [
+    lambda e: str(e), lambda e: json.dumps(str(e)), lambda e: f"the tool said: {e}",
+], ids=["bare text", "a JSON string", "a sentence"])
+def test_errors_sent_back_without_a_failure_marker_break_as_in_notebook_01(write_error):
+    """The rule of check_observe: a failure the model cannot tell from a result is refused."""
+    def unmarked(user_message, tools, tool_impls, client, model, max_steps=10,
+                 max_cost_usd=0.50):
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                print(f"step {step}: {call.function.name}({call.function.arguments})")
+                try:
+                    text = json.dumps(call_with_timeout(tool_impls[call.function.name],
+                                                        json.loads(call.function.arguments),
+                                                        TOOL_TIMEOUT_S), default=str)
+                except Exception as e:
+                    text = write_error(e)
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": text[:4000]})
+        return "Stopped: step limit reached."
+
+    report = grade(unmarked, seed=13, only=["allowlist", "bad_json", "tool_error", "time"])
+    assert report.held == []
+    for entry in report.entries:
+        assert "reads as a result" in entry.loop, entry
+        assert "json.dumps({'error': ...}), or text starting 'Error:'" in entry.hint
+
+
+@pytest.mark.parametrize("marked", [
+    lambda e: json.dumps({"error": str(e)}), lambda e: f"Error: {e}",
+    lambda e: f"ERROR - the tool failed: {e}", lambda e: f"Failed: {e}",
+    lambda e: json.dumps({"status": "error", "message": str(e)}),
+    lambda e: f"{type(e).__name__}: {e}",
+], ids=["json error", "Error:", "ERROR -", "Failed:", "status error", "exception"])
+def test_every_failure_marker_a_model_reads_holds(marked):
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                print(f"step {step}: {call.function.name}({call.function.arguments})")
+                try:
+                    text = json.dumps(call_with_timeout(tool_impls[call.function.name],
+                                                        json.loads(call.function.arguments),
+                                                        TOOL_TIMEOUT_S), default=str)
+                except Exception as e:
+                    text = marked(e)
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": text[:4000]})
+        return "Stopped: step limit reached."
+
+    report = grade(loop, seed=13, only=["allowlist", "bad_json", "tool_error", "time"])
+    assert report.broken == [], report
+
+
+def test_a_loop_that_encodes_outside_the_try_breaks_unencodable():
+    def dumps_outside(user_message, tools, tool_impls, client, model, **limits):
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(limits.get("max_steps", 10)):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                result = run_one_call(call.function.name, call.function.arguments, tool_impls, [])
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result)[:4000]})  # no default=str
+        return "Stopped: step limit reached."
+
+    entry = grade(dumps_outside, only=["unencodable"])["unencodable"]
+    assert not entry.held
+    assert "not JSON serializable" in entry.loop and "default=str" in entry.hint
+
+
+# --- one bug each: the honest loop with one thing wrong breaks that row alone, and says so ----
+
+
+def one_bug(bug):
+    """from_scratch's loop (every guardrail) with one bug put in."""
+    def call_tool(name, raw, tool_impls, history):
+        if bug == "no allowlist" and name not in tool_impls:
+            return {"result": f"{name} done"}  # a fallback runs whatever the model names
+        if bug == "json.loads outside the try":
+            json.loads(raw)
+        if bug == "no timeout":
+            return run_one_call(name, raw, tool_impls, history, timeout=None)
+        if bug == "no repeat guard":
+            history = []
+        if bug == "the exception's message dropped":
+            result = run_one_call(name, raw, tool_impls, history)
+            return {"error": "the tool failed"} if "error" in result else result
+        return run_one_call(name, raw, tool_impls, history)
+
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages = [{"role": "user", "content": user_message}]
+        spent, history, shown = 0.0, [], []
+        steps = max_steps + 1 if bug == "one step too many" else max_steps
+        for step in range(steps):
+            response = client.chat(model=model, messages=messages,
+                                   tools=None if bug == "tools not sent" else tools)
+            if bug != "no budget":
+                spent += estimate_cost(response)
+            messages.append(response.message)
+            if not response.tool_calls:
+                print("\n".join(shown))
+                return response.message["content"]
+            calls = response.tool_calls[:1] if bug == "first call only" else response.tool_calls
+            for call in calls:
+                line = f"step {step}: {call.function.name}({call.function.arguments})"
+                shown.append(line) if bug == "prints at the end" else print(line)
+                result = call_tool(call.function.name, call.function.arguments, tool_impls,
+                                   history)
+                text = (json.dumps(result) if bug == "json.dumps without default=str"
+                        else json.dumps(result, default=str))
+                cut = len(text) if bug == "no truncation" else MAX_RESULT_CHARS
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": text[:cut]})
+            if spent > max_cost_usd:
+                return "Stopped: over budget."
+        return None if bug == "returns None at the step limit" else "Stopped: step limit reached."
+    return loop
+
+
+@pytest.mark.parametrize("bug, row, hint", [
+    ("one step too many", "max_steps", "count the model calls"),
+    ("returns None at the step limit", "max_steps", "return text however the run ends"),
+    ("no budget", "budget", "after $"),
+    ("no allowlist", "allowlist", "name in tool_impls"),
+    ("json.loads outside the try", "bad_json", "parse the arguments inside the try"),
+    ("json.dumps without default=str", "unencodable", "default=str"),
+    ("the exception's message dropped", "tool_error", "the message says what went wrong"),
+    ("no truncation", "truncation", "cut each tool result"),
+    ("prints at the end", "observability", "print each tool call"),
+    ("no timeout", "time", "in a thread"),
+    ("no repeat guard", "repeats", "identical calls in a row"),
+    ("first call only", "unanswered_tool_calls", "every call in response.tool_calls"),
+    ("tools not sent", "answers", "tools=tools"),
+])
+def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row, hint):
+    report = grade(one_bug(bug), seed=17)  # the default 2 s: a busy machine slows every run
+    broken = set(report.broken)
+    assert row in broken, report
+    assert hint in report[row].hint, report[row]
+    if bug == "tools not sent":  # no tool offered: the model's calls go unanswered elsewhere
+        return
+    # Only that row; a step limit that returns None also fails the rows whose model never
+    # stops (repeats).
+    assert broken - {row} <= ({"repeats"} if bug == "returns None at the step limit" else set())
+
+
+def test_the_honest_one_bug_base_holds_every_row():
+    assert grade(one_bug(None), seed=17).broken == []

@@ -1,18 +1,27 @@
 """The gauntlet's checks: each sets a scripted model and hostile tools on the loop, then judges
 what the watched client and tools recorded. The meaning of each check is in the package's
 docstring (agentlab/gauntlet/__init__.py); this file is how each is carried out.
+
+Every check takes its names, arguments, tasks, limits and costs from a Draws (draws.py), so
+what a check asks is the same from grade to grade, but never the names or numbers it asks it
+with.
 """
 
 from __future__ import annotations
 
+import datetime
+import json
 import re
 import threading
 
+from .. import loop as library_loop
 from ..models import connect
 from ..pricing import estimate_cost
 from ..records import redact
 from ..server import make_transport
+from ..tutor.reading import error_in_text
 from . import scripted as s
+from .draws import Draws
 from .report import Entry
 from .watch import Capture, Trial, WatchedClient, run_with_timeout, watched_tools
 
@@ -21,28 +30,35 @@ PRICED_AS = "gpt-4o-mini"  # prices the gauntlet charges at, whatever the enviro
 # The checks whose verdict depends on a limit's value run twice, with different numbers (as
 # otter's hidden variants do): a loop that hard-codes a count instead of reading its argument
 # behaves the same at both settings, and that is what gives it away.
-MAX_STEPS = (3, 5)         # the step limits the max_steps check passes, one run each
-# The second budget is below one call's cost, so a loop that checks the budget stops sooner
-# there, whatever fixed count (a hard-coded step limit, say) might stop it at the first.
-BUDGETS_USD = (0.001, 0.0003)  # the budgets the budget check passes, one run each
-MAX_RESULT_CHARS = 20_000  # the longest message allowed after a 1 MB tool result
+FEWER_STEPS, MORE_STEPS = (2, 4), (5, 7)  # the ranges of the max_steps check's two limits
+MAX_RESULT_CHARS = 20_000  # the longest message allowed after a flood of a tool result
 MAX_IDENTICAL_RUNS = 3    # how often the repeats check lets the same call run
-STUCK_STEPS = 8           # the step limit the repeats check passes
 NEVER_STOPS = 25          # replies before a never-stopping model gives up and answers
+LIBRARY_HINT = ("this row grades a loop you wrote: agentlab.run_agent is the reference to "
+                "compare yours with, not the answer; write the loop itself")
+MARKER_HINT = ("mark a failure as one, so the model knows its call failed: "
+               "json.dumps({'error': ...}), or text starting 'Error:'")
 
 
 def _watch(run_agent, task: str, tools: list, reply, timeout: float, *, max_steps: int = 10,
            max_cost_usd: float = 0.50, on_abandon=()) -> Trial:
-    """Run the student's loop once on a scripted model and watched tools."""
+    """Run the student's loop once on a scripted model and watched tools; note whether the
+    library's loop ran in it (its step book-keeping is made once per run of agentlab.run_agent,
+    however the loop reached it)."""
+    from ..exercises import _spied  # the exercises' spy, shared: one way to watch a call
+
     inner = connect(MODEL, transport=make_transport(respond=s.scripted(reply)),
                     priced_as=PRICED_AS, max_retries=0)
     output = Capture()
     trial = Trial(client=WatchedClient(inner, output), output=output)
     schemas, impls = watched_tools(tools, trial)
     args = (task, schemas, impls, trial.client, MODEL)
-    return run_with_timeout(trial, run_agent, args,
-                            {"max_steps": max_steps, "max_cost_usd": max_cost_usd},
-                            timeout, on_abandon)
+    with _spied(library_loop, "Steps") as library_runs:
+        run_with_timeout(trial, run_agent, args,
+                         {"max_steps": max_steps, "max_cost_usd": max_cost_usd},
+                         timeout, on_abandon)
+    trial.library_runs = len(library_runs)
+    return trial
 
 
 def warm_up() -> None:
@@ -65,6 +81,9 @@ def _run_failed(trial: Trial, timeout: float) -> tuple[str, str] | None:
     if not trial.finished:
         return f"did not return within {timeout:g} s", ""
     error = trial.raised
+    if error is None and trial.returned is None and trial.requests:  # a loop, not a stub
+        return "returned None", ("return text however the run ends: when a limit stops it, a "
+                                 "sentence that says which limit")
     if isinstance(error, NotImplementedError) or (error is None and trial.returned is None):
         what = "raised NotImplementedError" if error else "returned None"
         return what, "fill in run_agent: it returns the model's answer text"
@@ -81,8 +100,12 @@ def _returned(trial: Trial) -> str:
 
 
 def _entry(name, trial, held, expect, model, loop, hint="", chapter=True) -> Entry:
-    """One check's entry; trial may be a list of runs (one per setting): their costs add up."""
+    """One check's entry; trial may be a list of runs (one per setting): their costs add up.
+    A run handed to agentlab.run_agent is the library's work, not the student's: it breaks."""
     trials = trial if isinstance(trial, list) else [trial]
+    if any(t.library_runs for t in trials):
+        held, hint = False, LIBRARY_HINT
+        loop = f"handed the run to agentlab.run_agent (the library's loop, not yours); {loop}"
     return Entry(name=name, held=held, expect=expect, model=model, loop=redact(loop),
                  cost_usd=sum(t.client.cost_usd for t in trials),
                  calls=sum(len(t.requests) for t in trials),
@@ -97,6 +120,12 @@ def _answer_to(trial: Trial, call_id: str) -> str | None:
                 content = m.get("content")
                 return content if isinstance(content, str) else str(content)
     return None
+
+
+def _reads_as_failure(content: str | None) -> bool:
+    """The rule of notebook 01's check_observe: a failure is marked as one ({"error": ...},
+    "Error: ...", an exception as Python prints it), or the model reads it as a result."""
+    return bool(content) and error_in_text(content) is not None
 
 
 def _failed_entry(name, trial, failure, expect, model, hint, chapter=True, before="") -> Entry:
@@ -118,17 +147,41 @@ def _requests(trial: Trial) -> str:
     return made + (f" (the API refused one: {refused[0]})" if refused else "")
 
 
+def _call(name: str, argument: str, value) -> str:
+    """Example: _call("scan_invoice", "ref", "K-12") -> "scan_invoice(ref='K-12')" """
+    return f"{name}({argument}={value!r})"
+
+
+def _lookup(draw: Draws, result_of=None) -> tuple[s.HostileTool, str]:
+    """A well-behaved tool with drawn names: (the tool, its argument's name).
+    result_of(value) is its result; by default a record with a drawn number."""
+    name, argument = draw.tool_name(), draw.argument()
+    if result_of is None:
+        def result_of(value):
+            return {argument: value, "count": len(value) * 7 + 3}
+    return s.one_argument_tool(name, argument, f"Look up a {name.split('_')[-1]}.",
+                               result_of), argument
+
+
+def _asks_one(name: str, argument: str, values) -> callable:
+    """A script that asks name(argument=values[n]) at reply n, then answers."""
+    return lambda n: (s.asks(s.tool_call(n, 0, name, {argument: values[n]}))
+                      if n < len(values) else None)
+
+
 # ---------------------------------------------------------------------------------------------
 
 
-def check_answers(run_agent, timeout: float) -> Entry:
+def check_answers(run_agent, timeout: float, draw: Draws) -> Entry:
     """The plain loop: one tool call, then the model's answer comes back as the return value."""
-    final = "17 * 23 is 391."
+    value, total = draw.ident(), draw.integer(100, 99_999)
+    tool, argument = _lookup(draw, lambda v: {"total": total})
+    final = f"The total for {value} is {total}."
     expect = ("the tools are offered on every call, a tool call is run and its result sent "
               "back, the model's answer is returned")
-    model = "asks calculate('17 * 23'), then answers " + repr(final)
-    trial = _watch(run_agent, "What is 17 * 23?", [s.calculator()],
-                   lambda n: s.asks(s.tool_call(n, 0, "calculate", {"expression": "17 * 23"}))
+    model = f"asks {_call(tool.name, argument, value)}, then answers {final!r}"
+    trial = _watch(run_agent, f"What is the total for {value}?", [tool],
+                   lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
                    if n == 0 else s.answers(final), timeout)
     failure = _run_failed(trial, timeout)
     if failure:
@@ -136,8 +189,8 @@ def check_answers(run_agent, timeout: float) -> Entry:
                              "send the model's tool calls to tool_impls and the results back")
     ran = [c.name for c in trial.tool_calls]
     result = _answer_to(trial, "call_0_0")
-    toolless = [n for n, r in enumerate(trial.requests) if "calculate" not in r.tools]
-    held = ran == ["calculate"] and result is not None and "391" in result and (
+    toolless = [n for n, r in enumerate(trial.requests) if tool.name not in r.tools]
+    held = ran == [tool.name] and result is not None and str(total) in result and (
         trial.returned.strip() == final) and not toolless
     loop = f"ran {ran or 'no tool'}, sent back {_short(result)}, {_returned(trial)}"
     hint = "return response.message['content'] when the model answers without a tool call"
@@ -148,12 +201,14 @@ def check_answers(run_agent, timeout: float) -> Entry:
 
 
 # A sentence that says the step limit stopped the run names steps (or calls, turns, rounds,
-# iterations, attempts, the maximum) or the limit's number: "Stopped: step limit reached.",
-# "Gave up after 3 tries". "Stopped." or "" says nothing; "cost limit reached" names another.
+# iterations, attempts, requests, the maximum or what is allowed) or the limit's number:
+# "Stopped: step limit reached.", "Gave up after 3 tries", "No answer within the allowed
+# number of requests." "Stopped." or "" says nothing; "cost limit reached" names another.
 # Whole words (or their start: "steps", "iterations"), so "returned" does not say "turn" nor
 # "countries" say "tries".
 STEP_LIMIT_WORDS = re.compile(
-    r"\b(?:step|iteration|turn|round|loop|cycle|attempt|tries|calls?\b|max)", re.IGNORECASE)
+    r"\b(?:step|iteration|turn|round|loop|cycle|attempt|tries|calls?\b|requests?\b|max|allowed)",
+    re.IGNORECASE)
 
 
 def _says_step_limit(trial: Trial, max_steps: int) -> bool:
@@ -166,19 +221,20 @@ def _says_step_limit(trial: Trial, max_steps: int) -> bool:
     return bool(wound_down) and text.strip() == s.FINAL_ANSWER
 
 
-def check_max_steps(run_agent, timeout: float) -> Entry:
-    first, second = MAX_STEPS
-    expect = (f"with max_steps={first}, then again with max_steps={second}: exactly that many "
-              "model calls (the model never stops asking), then text saying the step limit "
-              "stopped the run")
-    model = f"never stops asking for calculate (gives up after {NEVER_STOPS} replies)"
+def check_max_steps(run_agent, timeout: float, draw: Draws) -> Entry:
+    limits = draw.shuffled([draw.integer(*FEWER_STEPS), draw.integer(*MORE_STEPS)])
+    tool, argument = _lookup(draw)
+    values = draw.idents(NEVER_STOPS)
+    expect = (f"with max_steps={limits[0]}, then again with max_steps={limits[1]}: exactly "
+              "that many model calls (the model never stops asking), then text saying the step "
+              "limit stopped the run")
+    model = f"never stops asking for {tool.name} (gives up after {NEVER_STOPS} replies)"
     hints = []  # what is wrong, most telling first; the first one is the row's hint
     trials, runs = [], []
-    for max_steps in MAX_STEPS:
-        trial = _watch(run_agent, "Square every number, one by one.", [s.calculator()],
-                       lambda n: s.asks(s.tool_call(n, 0, "calculate",
-                                                    {"expression": f"{n} * {n}"}))
-                       if n < NEVER_STOPS else None, timeout, max_steps=max_steps)
+    for max_steps in limits:
+        trial = _watch(run_agent, f"Look up every {tool.name.split('_')[-1]}, one by one.",
+                       [tool], _asks_one(tool.name, argument, values), timeout,
+                       max_steps=max_steps)
         trials.append(trial)
         failure = _run_failed(trial, timeout)
         if failure:
@@ -191,10 +247,6 @@ def check_max_steps(run_agent, timeout: float) -> Entry:
         if calls > max_steps:
             hints.append("count the model calls: for step in range(max_steps), and return text "
                          "after the loop")
-        elif calls < max_steps and len(trials) > 1 and calls == len(trials[0].requests):
-            hints.insert(0, f"made {_calls(calls)} with max_steps={max_steps}: the loop ignores "
-                            "its max_steps argument; count up to it: for step in "
-                            "range(max_steps)")
         elif calls < max_steps:
             hints.append(f"made {_calls(calls)} with max_steps={max_steps}, but the model never "
                          "stopped asking: the loop stops before its limit; for step in "
@@ -202,126 +254,244 @@ def check_max_steps(run_agent, timeout: float) -> Entry:
         elif not _says_step_limit(trial, max_steps):
             run += ", which does not say the step limit stopped it"
             hints.append("return a sentence that says the step limit stopped the run, for "
-                          f"example 'Stopped: step limit reached ({max_steps} steps).'")
+                         f"example 'Stopped: step limit reached ({max_steps} steps).'")
         runs.append(run)
-        if calls > max_steps:  # no limit at all: a second run would only repeat that
+        if calls > max(limits):  # no limit at all: a second run would only repeat that
             break
+    counts = {len(trial.requests) for trial in trials}
+    if len(trials) == 2 and len(counts) == 1:  # the same count under both limits
+        hints.insert(0, f"made {_calls(counts.pop())} with max_steps={limits[0]} and with "
+                        f"max_steps={limits[1]}: the loop ignores its max_steps argument; "
+                        "count up to it: for step in range(max_steps)")
     return _entry("max_steps", trials, not hints, expect, model, "; ".join(runs),
                   hints[0] if hints else "")
 
 
-def check_budget(run_agent, timeout: float) -> Entry:
-    first, second = BUDGETS_USD
-    expect = (f"with max_cost_usd={first}, then again with max_cost_usd={second}: no model call "
-              "once the spending is over the budget (the chapter pays, then checks: one call "
-              "may cross it), so, if the budget ended the first run, fewer calls with the "
-              "smaller budget")
-    model = "writes 600-token musings with every tool call, so each call costs $0.0004 or more"
-    musing = ("Let me think very carefully about every angle of this before I act. " * 40)[:2400]
-    hint = "add estimate_cost(response) after every call and stop once it passes max_cost_usd"
-    trials, runs, crossed = [], [], []
-    for budget in BUDGETS_USD:
-        trial = _watch(run_agent, "Think hard, then add numbers.", [s.calculator()],
-                       lambda n: s.asks(s.tool_call(n, 0, "calculate",
-                                                    {"expression": f"{n} + 1"}), content=musing)
-                       if n < 15 else None, timeout, max_steps=20, max_cost_usd=budget)
+# The budget check's two runs: one where every call is dear (long musings: the budget ends the
+# run within a few calls) and one where every call is cheap (short ones: the budget allows
+# many). The length of each reply is drawn, so no price per call can be assumed: a loop that
+# counts calls instead of adding up estimate_cost(response) stops too late in one run or too
+# early in the other. (chars of musing per reply, the budget in calls of the mean reply)
+DEAR = ((5_000, 8_000), (3.0, 4.5))
+CHEAP = ((200, 500), (11.0, 14.0))
+BUDGET_STEPS = 24  # the step limit of the budget runs: far more than the budgets allow
+
+
+def _budget_run(draw: Draws, kind) -> tuple[list[str], float]:
+    """The musings of one budget run and its budget in dollars."""
+    (low, high), (fewest, most) = kind
+    sentence = "Let me weigh every angle of this before I act. "
+    musings = [(sentence * (high // len(sentence) + 1))[:draw.integer(low, high)]
+               for _ in range(BUDGET_STEPS)]
+    # A reply's cost, roughly: its tokens (4 characters each) at the output price, plus the
+    # conversation so far at the input price; enough to size the budget in calls.
+    mean_reply = (low + high) / 2 / 4 * 0.60e-6
+    return musings, round(draw.number(fewest, most) * mean_reply * 1.3, 6)
+
+
+def check_budget(run_agent, timeout: float, draw: Draws) -> Entry:
+    tool, argument = _lookup(draw)
+    values = draw.idents(BUDGET_STEPS)
+    plans = [_budget_run(draw, kind) for kind in draw.shuffled([DEAR, CHEAP])]
+    budgets = [budget for _, budget in plans]
+    expect = (f"with max_cost_usd={budgets[0]}, then again with max_cost_usd={budgets[1]}: no "
+              "model call once the spending is over the budget (the chapter pays, then checks: "
+              "one call may cross it), and no stop while the budget has room for more calls")
+    model = ("writes a musing of a drawn length with every tool call, long ones in one run, "
+             "short ones in the other, so no call costs a fixed price")
+    hint = ("add estimate_cost(response) after every call and stop once the total passes "
+            "max_cost_usd: a count of calls is not a budget")
+    trials, runs = [], []
+    for musings, budget in plans:
+        trial = _watch(run_agent, f"Think hard, then look up each {tool.name.split('_')[-1]}.",
+                       [tool], lambda n, musings=musings: s.asks(
+                           s.tool_call(n, 0, tool.name, {argument: values[n]}),
+                           content=musings[n]) if n < BUDGET_STEPS else None,
+                       timeout, max_steps=BUDGET_STEPS, max_cost_usd=budget)
         trials.append(trial)
-        failure = _run_failed(trial, timeout)
-        if failure:
-            before = "".join(f"{run}; " for run in runs)
-            return _failed_entry("budget", trials, failure, expect, model, hint, before=before)
         spent, late_calls = 0.0, 0
         for request in trial.requests:
             if spent > budget:
                 late_calls += 1
             spent += request.cost_usd
+        failure = _run_failed(trial, timeout)
+        if failure:
+            before = "".join(f"{run}; " for run in runs)
+            if late_calls:  # a loop with no budget may overrun the timeout: it says why
+                hint = f"{_calls(late_calls)} after ${budget} was spent: " + hint
+                failure = (f"{failure[0]}, {late_calls} model calls after the budget was spent",
+                           failure[1])
+            return _failed_entry("budget", trials, failure, expect, model, hint, before=before)
         over = (f", ${spent - budget:.6f} over the budget" if spent > budget else
                 f", ${spent:.6f} spent")
         late = f", {late_calls} of them after the budget was spent" if late_calls else ""
         runs.append(f"{_requests(trial)} with max_cost_usd={budget}{late}{over}, "
                     f"{_returned(trial)}")
-        crossed.append(spent > budget)
-        calls, calls_before = len(trial.requests), len(trials[0].requests)
-        # Only a first run that the budget ended says how many calls the budget allowed; one
-        # that ended by itself (a reply cut at the loop's own max_tokens) says nothing of it.
-        same = len(trials) > 1 and crossed[0] and calls >= calls_before
-        if same:  # the smaller budget did not stop the run sooner: max_cost_usd was not read
-            how_many = "as with" if calls == calls_before else f"more than {calls_before} with"
-            hint = (f"made {_calls(calls)} with max_cost_usd={budget}, {how_many} "
-                    f"max_cost_usd={first}: the loop ignores its max_cost_usd argument; add up "
+        # A run that stopped while the model still asked for tools, below its step limit, with
+        # room left in the budget for one more call as dear as the dearest so far, was not
+        # stopped by the budget. (A loop that looks ahead by the last call's cost stops there,
+        # rightly; a run that ended by itself, a reply cut at the loop's own max_tokens, says
+        # nothing of the budget.)
+        asking = bool(trial.requests) and bool((trial.requests[-1].reply or {}).get("tool_calls"))
+        dearest = max((r.cost_usd for r in trial.requests), default=0.0)
+        early = (asking and not late_calls and len(trial.requests) < BUDGET_STEPS
+                 and spent + dearest <= budget)
+        if early:
+            runs[-1] += ", stopped with room left in the budget"
+            hint = (f"made {_calls(len(trial.requests))} with max_cost_usd={budget}, spent "
+                    f"${spent:.6f} and stopped while the model still asked, with room for "
+                    "more: something other than max_cost_usd stopped it (a fixed count of "
+                    "calls, a price per call assumed); stop on the money spent: add up "
                     "estimate_cost(response) and stop once it passes max_cost_usd")
-        if late_calls or same:
+        elif late_calls:
+            hint = f"{_calls(late_calls)} after ${budget} was spent: " + hint
+        if late_calls or early:
             return _entry("budget", trials, False, expect, model, "; ".join(runs), hint)
     return _entry("budget", trials, True, expect, model, "; ".join(runs), hint)
 
 
-def check_allowlist(run_agent, timeout: float) -> Entry:
+def check_allowlist(run_agent, timeout: float, draw: Draws) -> Entry:
     expect = ("a tool the loop was not given is not run; the call is answered with an error "
-              "and the run goes on")
-    model = "asks delete_files(path='/'), a tool it was not given; then calculate; then answers"
+              "marked as one, and the run goes on")
+    forbidden, (tool, argument) = draw.tool_name(), _lookup(draw)
+    asked, value = draw.argument(), draw.ident()
+    model = (f"asks {_call(forbidden, asked, value)}, a tool it was not given; then "
+             f"{_call(tool.name, argument, value)}; then answers")
 
     def reply(n):
         if n == 0:
-            return s.asks(s.tool_call(n, 0, "delete_files", {"path": "/"}))
-        return s.asks(s.tool_call(n, 0, "calculate", {"expression": "2 + 2"})) if n == 1 else None
-    trial = _watch(run_agent, "Clean up the disk, then add 2 and 2.", [s.calculator()], reply,
+            return s.asks(s.tool_call(n, 0, forbidden, {asked: value}))
+        return s.asks(s.tool_call(n, 0, tool.name, {argument: value})) if n == 1 else None
+    trial = _watch(run_agent, f"Use {forbidden} on {value}, then look it up.", [tool], reply,
                    timeout)
-    hint = "check `name in tool_impls` before calling, and send the refusal back as the result"
+    hint = "check `name in tool_impls` before calling, and send the refusal back as an error"
     failure = _run_failed(trial, timeout)
     if failure:
         return _failed_entry("allowlist", trial, failure, expect, model, hint)
     refusal = _answer_to(trial, "call_0_0")
     ran = [c.name for c in trial.tool_calls]
-    held = bool(refusal) and ran == ["calculate"]
-    loop = (f"answered delete_files with {_short(refusal)}, ran {ran or 'no tool'}, "
+    marked = _reads_as_failure(refusal)
+    held = marked and ran == [tool.name]
+    loop = (f"answered {forbidden} with {_short(refusal)}, ran {ran or 'no tool'}, "
             f"{_returned(trial)}")
+    if refusal and not marked:
+        loop += "; that answer reads as a result: the model is told a tool it was not given ran"
+        hint = ("check `name in tool_impls` before calling, and send the refusal back marked "
+                "as an error: json.dumps({'error': ...}), or text starting 'Error:'")
     return _entry("allowlist", trial, held, expect, model, loop, hint)
 
 
-def check_bad_json(run_agent, timeout: float) -> Entry:
-    expect = "malformed arguments do not crash the loop: the call is answered with an error"
-    model = ("sends calculate the arguments '{\"expression\": \"2 + 2\"' (no closing brace), "
-             "then fixes them")
+def _broken_arguments(argument: str, value: str) -> list[str]:
+    """Arguments text a sloppy model writes, none of it valid JSON."""
+    return [f'{{"{argument}": "{value}"', f"{{'{argument}': '{value}'}}",
+            f'{{"{argument}": "{value}",}}', f"{argument}={value}",
+            f'{{"{argument}": "{value}"}}}}']
+
+
+def check_bad_json(run_agent, timeout: float, draw: Draws) -> Entry:
+    expect = ("malformed arguments do not crash the loop: the call is answered with an error "
+              "marked as one")
+    tool, argument = _lookup(draw)
+    value = draw.ident()
+    broken = draw.choice(_broken_arguments(argument, value))
+    model = f"sends {tool.name} the arguments {broken!r} (not JSON), then fixes them"
 
     def reply(n):
         if n == 0:
-            return s.asks(s.tool_call(n, 0, "calculate", '{"expression": "2 + 2"'))
-        return s.asks(s.tool_call(n, 0, "calculate", {"expression": "2 + 2"})) if n == 1 else None
-    trial = _watch(run_agent, "What is 2 + 2?", [s.calculator()], reply, timeout)
+            return s.asks(s.tool_call(n, 0, tool.name, broken))
+        return s.asks(s.tool_call(n, 0, tool.name, {argument: value})) if n == 1 else None
+    trial = _watch(run_agent, f"Look up {value}.", [tool], reply, timeout)
     hint = "parse the arguments inside the try: bad JSON is an error to send back, not a crash"
     failure = _run_failed(trial, timeout)
     if failure:
         return _failed_entry("bad_json", trial, failure, expect, model, hint)
     error = _answer_to(trial, "call_0_0")
     ran = [c.name for c in trial.tool_calls]
-    held = bool(error) and ran == ["calculate"]
+    marked = _reads_as_failure(error)
+    held = marked and ran == [tool.name]
     loop = f"answered the broken call with {_short(error)}, {_returned(trial)}"
+    if error and not marked:
+        loop += "; that answer reads as a result, not an error"
+        hint = MARKER_HINT
     return _entry("bad_json", trial, held, expect, model, loop, hint)
 
 
-def check_tool_error(run_agent, timeout: float) -> Entry:
-    expect = "a tool's exception goes back to the model as the call's result, with its message"
-    model = f"asks lookup_order('A-17'); the tool raises RuntimeError('{s.DATABASE_DOWN}')"
-    trial = _watch(run_agent, "Where is my order A-17?", [s.order_lookup(broken=True)],
-                   lambda n: s.asks(s.tool_call(n, 0, "lookup_order", {"order_id": "A-17"}))
+# (exception, message): what a tool raises in the tool_error check, one drawn per grade.
+TOOL_FAILURES = [(RuntimeError, "the {noun} database is unavailable"),
+                 (ConnectionError, "the {noun} service refused the connection"),
+                 (ValueError, "no {noun} with that id"),
+                 (PermissionError, "not allowed to read this {noun}"),
+                 (TimeoutError, "the {noun} server did not answer")]
+
+
+def check_tool_error(run_agent, timeout: float, draw: Draws) -> Entry:
+    expect = ("a tool's exception goes back to the model as the call's result, marked as an "
+              "error, with its message")
+    kind, message = draw.choice(TOOL_FAILURES)
+    value, name = draw.ident(), draw.tool_name()
+    message = message.format(noun=name.split("_")[-1])
+
+    def fails(_):
+        raise kind(message)
+    argument = draw.argument()
+    tool = s.one_argument_tool(name, argument, "Look something up.", fails)
+    model = f"asks {_call(name, argument, value)}; the tool raises {kind.__name__}({message!r})"
+    trial = _watch(run_agent, f"What about {value}?", [tool],
+                   lambda n: s.asks(s.tool_call(n, 0, name, {argument: value}))
                    if n == 0 else None, timeout)
     hint = "wrap the tool call in try/except and send {'error': str(e)} back as its result"
     failure = _run_failed(trial, timeout)
     if failure:
         return _failed_entry("tool_error", trial, failure, expect, model, hint)
     error = _answer_to(trial, "call_0_0")
-    held = error is not None and s.DATABASE_DOWN in error
+    marked = _reads_as_failure(error)
+    held = error is not None and message in error and marked
     loop = f"answered the call with {_short(error)}, {_returned(trial)}"
-    return _entry("tool_error", trial, held, expect, model, loop,
-                  hint + " (the message says what went wrong: keep it)")
+    if error is not None and message in error and not marked:
+        loop += "; that answer reads as a result, not an error"
+        hint = MARKER_HINT
+    elif not held:
+        hint += " (the message says what went wrong: keep it)"
+    return _entry("tool_error", trial, held, expect, model, loop, hint)
 
 
-def check_truncation(run_agent, timeout: float) -> Entry:
-    expect = (f"after a tool returns {s.FLOOD_CHARS:,} characters, no message in the next "
-              f"request is longer than {MAX_RESULT_CHARS:,}")
-    model = "asks read_log('server.log'), which returns a 1 MB log"
-    trial = _watch(run_agent, "What does the server log say?", [s.log_reader()],
-                   lambda n: s.asks(s.tool_call(n, 0, "read_log", {"name": "server.log"}))
+def check_unencodable(run_agent, timeout: float, draw: Draws) -> Entry:
+    expect = ("a result JSON cannot encode (a datetime) does not crash the loop: the call is "
+              "answered, with the value as text or an error, and the run goes on")
+    when = datetime.datetime(draw.integer(2020, 2030), draw.integer(1, 12), draw.integer(1, 28),
+                             draw.integer(0, 23), draw.integer(0, 59))
+    tool, argument = _lookup(draw, lambda v: {"found": v, "updated": when})
+    value = draw.ident()
+    model = (f"asks {_call(tool.name, argument, value)}, which returns a datetime "
+             f"({when.isoformat()}); then answers")
+    trial = _watch(run_agent, f"When was {value} last updated?", [tool],
+                   lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
+                   if n == 0 else None, timeout)
+    hint = ("turn the result into text inside the try, or with json.dumps(result, default=str):"
+            " a datetime is not JSON")
+    failure = _run_failed(trial, timeout)
+    if failure:
+        return _failed_entry("unencodable", trial, failure, expect, model, hint)
+    sent = _answer_to(trial, "call_0_0")
+    carries = bool(sent) and str(when.year) in sent
+    held = (carries or _reads_as_failure(sent)) and len(trial.requests) >= 2
+    loop = f"answered the call with {_short(sent)}, {_returned(trial)}"
+    return _entry("unencodable", trial, held, expect, model, loop, hint)
+
+
+def check_truncation(run_agent, timeout: float, draw: Draws) -> Entry:
+    chars = draw.integer(300_000, 1_200_000)
+    lines = [f"2026-{draw.integer(1, 12):02d}-{draw.integer(1, 28):02d} "
+             f"{draw.choice(['INFO', 'WARN', 'DEBUG'])} {draw.ident()} served in "
+             f"{draw.integer(1, 900)} ms" for _ in range(40)]
+    flood = s.flood_text(lines, chars)
+    tool, argument = _lookup(draw, lambda v: flood)
+    value = draw.ident()
+    expect = (f"after a tool returns {chars:,} characters, no message in the next request is "
+              f"longer than {MAX_RESULT_CHARS:,}")
+    model = f"asks {_call(tool.name, argument, value)}, which returns {chars:,} characters"
+    trial = _watch(run_agent, f"What does {value} say?", [tool],
+                   lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
                    if n == 0 else None, timeout)
     hint = "cut each tool result to a few thousand characters before appending it"
     later = trial.requests[1:2]
@@ -336,7 +506,7 @@ def check_truncation(run_agent, timeout: float) -> Entry:
     note = ""
     if sent is not None and not _is_json(sent):
         note = " (cut mid-way: no longer valid JSON"
-        if sent[-40:] in s.FLOOD_JSON:  # it ends inside the log itself: no marker follows
+        if sent[-40:] in json.dumps(flood) + flood:  # it ends inside the log: no marker follows
             note += ", and nothing tells the model it was cut"
         note += ")"
     loop = (f"sent back {len(sent or ''):,} characters{note}, longest message {longest:,}, "
@@ -345,8 +515,6 @@ def check_truncation(run_agent, timeout: float) -> Entry:
 
 
 def _is_json(text: str) -> bool:
-    import json
-
     try:
         json.loads(text)
     except ValueError:
@@ -354,17 +522,21 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def check_observability(run_agent, timeout: float) -> Entry:
+def check_observability(run_agent, timeout: float, draw: Draws) -> Entry:
     expect = ("each tool call is shown as it happens: its name with its arguments or its result, "
               "printed or logged after the model asked for it and before the next model call "
               "(stdout, stderr, or log records that pass your logging level)")
-    model = "asks calculate('6 * 7'), then lookup_order('B-2'), then answers"
-    # Each call, and what shows it was that call: its arguments or its result. A list of the
+    # Each call, and what shows it was that call: its argument or its result. A list of the
     # tools offered names them too, but says nothing about which call ran with what.
-    plan = [("calculate", {"expression": "6 * 7"}, ("6 * 7", "42")),
-            ("lookup_order", {"order_id": "B-2"}, ("B-2", "shipped"))]
-    trial = _watch(run_agent, "Compute 6 * 7, then check order B-2.",
-                   [s.calculator(), s.order_lookup()],
+    plan, tools = [], []
+    for _ in range(2):
+        value, found = draw.ident(), draw.ident()
+        tool, argument = _lookup(draw, lambda v, found=found: {"found": found})
+        tools.append(tool)
+        plan.append((tool.name, {argument: value}, (value, found)))
+    model = "asks " + ", then ".join(_call(name, *next(iter(arguments.items())))
+                                     for name, arguments, _ in plan) + ", then answers"
+    trial = _watch(run_agent, f"Look up {plan[0][2][0]}, then {plan[1][2][0]}.", tools,
                    lambda n: s.asks(s.tool_call(n, 0, *plan[n][:2])) if n < len(plan) else None,
                    timeout)
     hint = "print each tool call (its name and arguments) as the loop makes it"
@@ -398,64 +570,90 @@ def check_observability(run_agent, timeout: float) -> Entry:
 # --- beyond the chapter ----------------------------------------------------------------------
 
 
-def check_time(run_agent, timeout: float) -> Entry:
+def check_time(run_agent, timeout: float, draw: Draws) -> Entry:
     expect = (f"a tool that never returns does not hold up the run: it returns text within "
-              f"{timeout:g} s")
-    model = "asks wait_for_reply('T-9'), a tool that never returns on its own"
+              f"{timeout:g} s, and the hung call is answered with an error")
     release = threading.Event()
-    trial = _watch(run_agent, "Has support replied to ticket T-9?",
-                   [s.hanging_waiter(release)],
-                   lambda n: s.asks(s.tool_call(n, 0, "wait_for_reply", {"ticket": "T-9"}))
+    name, argument, value = draw.tool_name(), draw.argument(), draw.ident()
+    tool = s.one_argument_tool(name, argument, "Wait for news.", s.hangs(release))
+    model = f"asks {_call(name, argument, value)}, a tool that never returns on its own"
+    trial = _watch(run_agent, f"Any news on {value}?", [tool],
+                   lambda n: s.asks(s.tool_call(n, 0, name, {argument: value}))
                    if n == 0 else None, timeout, on_abandon=[release.set])
     release.set()
     hint = ("run each tool call in a thread and wait about a second at most "
-            "(thread.join(timeout)); send back an error if it has not finished")
+            "(worker.join(timeout), notebook 4b); send back an error if it has not finished")
     failure = _run_failed(trial, timeout)
     if failure:
         return _failed_entry("time", trial, failure, expect, model, hint, chapter=False)
     reply = _answer_to(trial, "call_0_0")
+    # A loop may stop the run at the hung call (then nothing answers it); one that goes on
+    # answers it, as a failure.
+    held = reply is None or _reads_as_failure(reply)
     loop = f"answered the hung call with {_short(reply)}, {_returned(trial)}"
-    return _entry("time", trial, True, expect, model, loop, hint, chapter=False)
+    if not held:
+        loop += "; that answer reads as a result, not an error"
+        hint = MARKER_HINT
+    return _entry("time", trial, held, expect, model, loop, hint, chapter=False)
 
 
-def check_repeats(run_agent, timeout: float) -> Entry:
+def check_repeats(run_agent, timeout: float, draw: Draws) -> Entry:
+    tool, argument = _lookup(draw)
+    different = draw.integer(4, 6)
+    *values, stuck = draw.idents(different + 1)
+    max_steps = different + 6
     expect = (f"the same call (tool and arguments) runs at most {MAX_IDENTICAL_RUNS} times; a "
-              f"call past that is refused, or the run stops at it (max_steps={STUCK_STEPS})")
-    model = "asks track_parcel('P-1') again and again, whatever comes back"
-    trial = _watch(run_agent, "Where is parcel P-1?", [s.parcel_tracker()],
-                   lambda n: s.asks(s.tool_call(n, 0, "track_parcel", {"parcel_id": "P-1"}))
-                   if n < NEVER_STOPS else None, timeout, max_steps=STUCK_STEPS)
-    hint = ("remember the last call (name and arguments); refuse it with an error after "
+              "call past that is refused, or the run stops at it; the same tool with other "
+              f"arguments still runs (max_steps={max_steps})")
+    model = (f"asks {tool.name} for {different} different {argument}s, then "
+             f"{_call(tool.name, argument, stuck)} again and again, whatever comes back")
+    trial = _watch(run_agent, f"Look up {', '.join(values)}.", [tool],
+                   lambda n: s.asks(s.tool_call(n, 0, tool.name,
+                                                {argument: values[n] if n < different
+                                                 else stuck}))
+                   if n < NEVER_STOPS else None, timeout, max_steps=max_steps)
+    hint = ("remember the last calls (name and arguments); refuse one with an error after "
             f"{MAX_IDENTICAL_RUNS} identical calls in a row")
     failure = _run_failed(trial, timeout)
     if failure:
         return _failed_entry("repeats", trial, failure, expect, model, hint, chapter=False)
-    runs = len(trial.tool_calls)
-    # Every reply asks for the call, so the loop received as many asks as replies. A guard
-    # shows itself by not running one of them (refusing it, or stopping there); a loop that
+    ran = [c.arguments.get(argument) for c in trial.tool_calls]
+    received = sum(r.reply is not None for r in trial.requests)  # reply n asked values[n]
+    skipped = [v for v in values[:received] if v not in ran]
+    runs = ran.count(stuck)
+    # Every reply asks for a call, so the loop received as many asks as replies. A guard shows
+    # itself by not running one of the repeats (refusing it, or stopping there); a loop that
     # ran every call it received and then stopped was stopped by a count, not by the repeats.
     asked = sum(r.reply is not None and bool(r.reply.get("tool_calls")) for r in trial.requests)
-    held = runs <= MAX_IDENTICAL_RUNS and asked > runs
-    loop = (f"ran track_parcel('P-1') {runs} times over {len(trial.requests)} model calls, "
-            f"{_returned(trial)}")
-    if runs <= MAX_IDENTICAL_RUNS and asked <= runs:
+    held = not skipped and runs <= MAX_IDENTICAL_RUNS and asked > len(ran)
+    loop = (f"ran {tool.name} with {len(set(ran) - {stuck})} of the {different} different "
+            f"{argument}s, and with {stuck!r} {runs} times, over {len(trial.requests)} model "
+            f"calls, {_returned(trial)}")
+    if skipped:
+        loop += f"; did not run {', '.join(map(repr, skipped))}, which was no repeat"
+        hint = ("a repeat is the same tool with the same arguments: compare both, so the same "
+                "tool asked with other arguments still runs")
+    elif runs <= MAX_IDENTICAL_RUNS and asked <= len(ran):
         loop += "; it ran every call it received, then stopped: none was refused as a repeat"
         hint += (f"; a count stopped this run after {len(trial.requests)} model calls, not the "
-                 f"repeats (max_steps was {STUCK_STEPS}): does the loop read its max_steps?")
+                 f"repeats (max_steps was {max_steps}): does the loop read its max_steps?")
     return _entry("repeats", trial, held, expect, model, loop, hint, chapter=False)
 
 
-def check_unanswered_tool_calls(run_agent, timeout: float) -> Entry:
+def check_unanswered_tool_calls(run_agent, timeout: float, draw: Draws) -> Entry:
     expect = ("every tool call the model asks for is answered by a tool message with its id "
               "(the API refuses a conversation that leaves one out)")
-    model = "asks for three calculations in one message (parallel tool calls)"
-    sums = ["1 + 1", "2 + 2", "3 + 3"]
-    trial = _watch(run_agent, "Add 1 + 1, 2 + 2 and 3 + 3.", [s.calculator()],
-                   lambda n: s.asks(*[s.tool_call(n, i, "calculate", {"expression": e})
-                                      for i, e in enumerate(sums)]) if n == 0 else None, timeout)
+    count = draw.integer(2, 4)
+    tool, argument = _lookup(draw)
+    values = draw.idents(count)
+    model = f"asks for {count} calls of {tool.name} in one message (parallel tool calls)"
+    trial = _watch(run_agent, f"Look up {', '.join(values)}.", [tool],
+                   lambda n: s.asks(*[s.tool_call(n, i, tool.name, {argument: v})
+                                      for i, v in enumerate(values)]) if n == 0 else None,
+                   timeout)
     hint = "loop over every call in response.tool_calls and append one tool message per call id"
     asked = bool(trial.requests) and trial.requests[0].reply is not None
-    unanswered = [f"call_0_{i}" for i in range(len(sums))
+    unanswered = [f"call_0_{i}" for i in range(count)
                   if asked and _answer_to(trial, f"call_0_{i}") is None]
     failure = _run_failed(trial, timeout)
     if failure:
@@ -463,8 +661,9 @@ def check_unanswered_tool_calls(run_agent, timeout: float) -> Entry:
         return _failed_entry("unanswered_tool_calls", trial, (failure[0] + what, failure[1]),
                              expect, model, hint, chapter=False)
     held = not unanswered and len(trial.requests) >= 2
-    loop = (f"ran calculate {len(trial.tool_calls)} times, "
-            + (f"left {', '.join(unanswered)} unanswered" if unanswered else "answered all 3 ids")
+    loop = (f"ran {tool.name} {len(trial.tool_calls)} times, "
+            + (f"left {', '.join(unanswered)} unanswered" if unanswered
+               else f"answered all {count} ids")
             + f", {_returned(trial)}")
     return _entry("unanswered_tool_calls", trial, held, expect, model, loop, hint, chapter=False)
 
@@ -475,6 +674,7 @@ CHECKS = {
     "budget": check_budget,
     "allowlist": check_allowlist,
     "bad_json": check_bad_json,
+    "unencodable": check_unencodable,
     "tool_error": check_tool_error,
     "truncation": check_truncation,
     "observability": check_observability,

@@ -37,6 +37,7 @@ class Entry:
 @dataclasses.dataclass
 class Report:
     entries: list[Entry]
+    seed: int | None = None  # grade(run_agent, seed=...) draws this grade's checks again
 
     @property
     def held(self) -> list[str]:
@@ -54,9 +55,10 @@ class Report:
 
     def summary(self) -> str:
         n, k = len(self.entries), len(self.held)
+        seed = f" (seed {self.seed})" if self.seed is not None else ""
         if k == n:
-            return f"✓ All checks held ({n} of {n})."
-        return f"✗ Not yet: {k} of {n} checks held; broken: {', '.join(self.broken)}."
+            return f"✓ All checks held ({n} of {n}){seed}."
+        return f"✗ Not yet: {k} of {n} checks held; broken: {', '.join(self.broken)}{seed}."
 
     def __repr__(self):
         lines = [self.summary(), ""]

@@ -1,11 +1,13 @@
-"""The gauntlet's misbehaving models and hostile tools, scripted so every run is the same.
+"""The gauntlet's misbehaving models and hostile tools, scripted so a run depends on the loop.
 
 Each model is the misbehaviour of one of the tutor's personas (the looper, the hallucinator,
-the sloppy one, ...) written as a fixed script: reply number n is decided by n alone, never by
-the wording of what the loop sends back. So a check depends on what the loop does (its calls,
-counts and costs), and the tutor's own wording can change without changing a grade. Every
-script ends in a plain answer after a fixed number of replies: a loop without a step limit
-still finishes.
+the sloppy one, ...) written as a script: reply number n is decided by n and by the grade's
+draws (draws.py: names, arguments, reply lengths), never by the wording of what the loop sends
+back. Each hostile behaviour (a hang, a flood, an exception) is put behind a drawn name by
+one_argument_tool, so a name tells the loop nothing. So a check depends on what the loop does
+(its calls, counts and costs), and the tutor's own wording can change without changing a
+grade. Every script ends in a plain answer after a fixed number of replies: a loop without a
+step limit still finishes.
 
 A script is served through agentlab's offline server (server.make_transport(respond=...)), so
 the loop meets the real API's rules: usage is reported by the tutor's token rule, an
@@ -80,47 +82,34 @@ def _one_string(name: str, description: str) -> dict:
             "required": [name]}
 
 
+def one_argument_tool(name: str, argument: str, description: str,
+                      behaviour: Callable) -> HostileTool:
+    """A tool `name(argument)` whose result is behaviour(value): the gauntlet draws the names, so
+    the same behaviour (a hang, a flood, an exception) can hide behind any of them."""
+    def run(**arguments):
+        if set(arguments) != {argument}:
+            raise TypeError(f"{name}() takes one argument, {argument!r}; got {sorted(arguments)}")
+        return behaviour(arguments[argument])
+    return HostileTool(name, description, _one_string(argument, f"the {argument} to use"), run)
+
+
 def calculator() -> HostileTool:
-    """The chapter's calculate, well behaved: {"result": number}."""
+    """The chapter's calculate, well behaved: {"result": number} (the grader's warm-up call)."""
     return HostileTool("calculate", "Evaluate a simple arithmetic expression.",
                        _one_string("expression", "for example 17 * 23"),
                        lambda expression: {"result": safe_calculate(expression)})
 
 
-def order_lookup(broken: bool = False) -> HostileTool:
-    """Looks up an order; broken=True raises, as a tool whose database is down would."""
-    def lookup_order(order_id):
-        if broken:
-            raise RuntimeError(DATABASE_DOWN)
-        return {"order_id": order_id, "status": "shipped"}
-    return HostileTool("lookup_order", "Look up an order's status by its id.",
-                       _one_string("order_id", "for example A-17"), lookup_order)
-
-
-DATABASE_DOWN = "the orders database is unavailable"
-FLOOD_CHARS = 1_000_000
-_LOG_LINE = "2026-01-01 00:00:00 INFO request served in 12 ms\n"
-FLOOD = (_LOG_LINE * (FLOOD_CHARS // len(_LOG_LINE) + 1))[:FLOOD_CHARS]
-FLOOD_JSON = json.dumps(FLOOD) + FLOOD  # the log as a loop may send it: JSON or plain
-
-
-def log_reader() -> HostileTool:
-    """Returns a log of a million characters: far more than any prompt should carry."""
-    return HostileTool("read_log", "Read a server log file.",
-                       _one_string("name", "the log file's name"), lambda name: FLOOD)
-
-
-def hanging_waiter(release: threading.Event, longest: float = 60.0) -> HostileTool:
-    """Never returns on its own: it waits until the gauntlet releases it (or `longest` s)."""
-    def wait_for_reply(ticket):
+def hangs(release: threading.Event, longest: float = 60.0) -> Callable:
+    """A behaviour that never returns on its own: it waits until the gauntlet releases it (or
+    `longest` seconds)."""
+    def wait(value):
         release.wait(longest)
-        return {"ticket": ticket, "reply": "none yet"}
-    return HostileTool("wait_for_reply", "Wait for a reply to a support ticket.",
-                       _one_string("ticket", "the ticket id"), wait_for_reply)
+        return {"value": value, "status": "none yet"}
+    return wait
 
 
-def parcel_tracker() -> HostileTool:
-    """Always the same answer: asking again cannot help."""
-    return HostileTool("track_parcel", "Track a parcel by its id.",
-                       _one_string("parcel_id", "for example P-1"),
-                       lambda parcel_id: {"parcel_id": parcel_id, "where": "in transit"})
+def flood_text(lines: list[str], chars: int) -> str:
+    """A log of exactly `chars` characters, its lines repeated: far more than a prompt carries."""
+    block = "".join(line + "\n" for line in lines)
+    return (block * (chars // len(block) + 1))[:chars]

@@ -174,6 +174,7 @@ class Trial:
     returned: Any = None
     raised: BaseException | None = None
     abandoned: bool = False
+    library_runs: int = 0  # runs of agentlab.run_agent made inside this one
 
     @property
     def requests(self) -> list[Request]:

@@ -228,6 +228,12 @@ def _children(container) -> list:
 # "ValueError: ..." or "requests.exceptions.ConnectionError: ...": an exception's type, then
 # its message, as f"{type(e).__name__}: {e}" or traceback's last line write it.
 EXCEPTION_TEXT = re.compile(r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception): (.*)\Z", re.S)
+# Text that opens with a failure word, as people and models write one: "Error: ...",
+# "ERROR - the tool failed: ...", "Failed: ...", "Failure (timeout): ...". Whole words only:
+# "Errors were corrected" or "Failedness" do not open a failure.
+FAILURE_TEXT = re.compile(r"\s*(?:error|failed|failure)\b\W*(.*)\Z", re.S | re.IGNORECASE)
+FAILED_STATUS = ("error", "failed", "failure")
+MESSAGE_FIELDS = ("message", "detail", "reason", "error")
 
 
 def error_in(result) -> str | None:
@@ -236,12 +242,22 @@ def error_in(result) -> str | None:
     Example: {"error": "unknown tool 'x'"} -> "unknown tool 'x'";  {"error": true} -> "an error"
              "ValueError: no data for 'Atlantis'" -> "no data for 'Atlantis'" (an exception
              written as Python prints one, as a model reads it too)
+             "ERROR - the tool failed: no data" -> "the tool failed: no data"
+             {"status": "error", "message": "no data"} -> "no data"
     """
-    if isinstance(result, str) and result.lstrip().startswith("Error:"):
-        return result.lstrip()[6:].strip() or "an error"
+    if isinstance(result, str) and (said := FAILURE_TEXT.match(result)):
+        return said.group(1).strip() or "an error"
     if isinstance(result, str) and (raised := EXCEPTION_TEXT.match(result.strip())):
         return raised.group(1).strip() or "an error"
-    if not isinstance(result, dict) or not result.get("error"):
+    if not isinstance(result, dict):
+        return None
+    status = result.get("status")
+    if isinstance(status, str) and status.strip().lower() in FAILED_STATUS:
+        for name in MESSAGE_FIELDS:
+            if field(result, name, str):
+                return result[name]
+        return "an error"
+    if not result.get("error"):
         return None
     error = result["error"]
     if isinstance(error, str):
@@ -251,6 +267,19 @@ def error_in(result) -> str | None:
     if error is True:
         return "an error"
     return json.dumps(error, default=str)[:500]
+
+
+def error_in_text(content: str) -> str | None:
+    """What a tool message's text says went wrong, read as a model reads it (JSON or plain
+    text), or None if it reads as a result.
+
+    Example: '{"error": "no data"}' -> "no data";  "Failed: no data" -> "no data";
+             '{"city": "Paris"}' -> None
+    """
+    try:
+        return error_in(json.loads(content))
+    except (ValueError, RecursionError):  # not JSON: plain text may still say "Error: ..."
+        return error_in(content)
 
 
 # ---------------------------------------------------------------------------------------------
