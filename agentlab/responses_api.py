@@ -36,7 +36,6 @@ import threading
 from .api_checks import APIError, json_word_missing, strict_problem, validate
 
 STORED_RESPONSES = 1_000  # responses kept for previous_response_id, the oldest dropped first
-MIN_OUTPUT_TOKENS = 16  # the real API refuses a smaller max_output_tokens
 # The schema each kind of input item is checked against; any other kind is refused.
 ITEM_SCHEMAS = {"message": "EasyInputMessage", "function_call": "FunctionToolCall",
                 "function_call_output": "FunctionCallOutputItemParam",
@@ -65,11 +64,6 @@ def check(request: dict, models) -> None:
         _check_tool(i, tool)
     _check_tool_choice(request.get("tool_choice"), _tool_names(request))
     _check_format(request)
-    cap = request.get("max_output_tokens")
-    if cap is not None and cap < MIN_OUTPUT_TOKENS:
-        raise APIError(400, f"Invalid 'max_output_tokens': integer below minimum value. "
-                       f"Expected a value >= {MIN_OUTPUT_TOKENS}, but got {cap} instead.",
-                       param="max_output_tokens", code="integer_below_min_value")
 
 
 def _check_item(i: int, item) -> None:
@@ -290,13 +284,15 @@ def response_object(request: dict, completion: dict, raw: bytes | None) -> dict:
         "temperature": request.get("temperature", 1.0), "text": {"format": form},
         "tool_choice": request.get("tool_choice") or "auto", "tools": request.get("tools") or [],
         "top_p": request.get("top_p", 1.0), "truncation": "disabled",
-        "metadata": request.get("metadata") or {}, "user": request.get("user"),
+        "metadata": request.get("metadata") or {},
         "usage": {"input_tokens": usage["prompt_tokens"],
                   "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                   "output_tokens": usage["completion_tokens"],
                   "output_tokens_details": {"reasoning_tokens": 0},
                   "total_tokens": usage["total_tokens"]},
     }
+    if request.get("user") is not None:  # a string when given; the schema has no null
+        response["user"] = request["user"]
     if response["store"]:
         _remember(response["id"], request, output)
     return response

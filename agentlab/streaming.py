@@ -75,8 +75,9 @@ def response_events(response: dict) -> EventStream:
     output_item.added, then for a message its content part, text deltas and text done, for a
     function call its argument deltas and arguments done, then output_item.done; last
     response.completed (or response.incomplete when cut at max_output_tokens). No [DONE]."""
-    events, begun = [], {**response, "status": "in_progress", "output": [], "usage": None,
+    events, begun = [], {**response, "status": "in_progress", "output": [],
                          "completed_at": None, "incomplete_details": None}
+    del begun["usage"]  # none yet; the published schema has no null for it
 
     def emit(kind: str, **fields):
         events.append({"type": kind, "sequence_number": len(events), **fields})

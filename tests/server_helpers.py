@@ -12,19 +12,21 @@ from jsonschema import Draft202012Validator
 
 from agentlab.server import make_server
 
-REFERENCE = json.loads((pathlib.Path(__file__).parent / "data"
-                        / "openai-chat-completions.openapi.json").read_text())
+DATA = pathlib.Path(__file__).parent / "data"
+REFERENCE = json.loads((DATA / "openai-chat-completions.openapi.json").read_text())
+RESPONSES_REFERENCE = json.loads((DATA / "openai-responses.openapi.json").read_text())
 GOOD = {"model": "tutor", "messages": [{"role": "user", "content": "hi"}]}
 
 
-def validator(name):
-    """A validator for one of the reference's schemas (a response, a stream chunk, an error).
+def validator(name, reference=None):
+    """A validator for one of the reference's schemas (a response, a stream chunk, an error);
+    reference: another reference description (RESPONSES_REFERENCE), chat completions' if None.
 
     It honours OpenAPI's `nullable: true` (null is allowed as well), as the API's own
     description means it: a stream chunk's `finish_reason` is required and nullable, and the
     real API sends null there in every chunk but the last.
     """
-    schema = with_nullable({**REFERENCE, "$ref": f"#/components/schemas/{name}"})
+    schema = with_nullable({**(reference or REFERENCE), "$ref": f"#/components/schemas/{name}"})
     return Draft202012Validator(schema)
 
 

@@ -350,7 +350,8 @@ def test_the_options_reach_the_model():
         seen.update(options, tool_choice=tool_choice)
         return {"role": "assistant", "content": "ok"}
 
-    body = json.dumps({**GOOD, "tools": SCHEMAS, "tool_choice": "required", "seed": 3,
+    body = json.dumps({**GOOD, "messages": [{"role": "user", "content": "hi, in JSON"}],
+                       "tools": SCHEMAS, "tool_choice": "required", "seed": 3,
                        "temperature": 0.7, "parallel_tool_calls": False,
                        "response_format": {"type": "json_object"}}).encode()
     assert handle("POST", "/v1/chat/completions", body, respond=records)[0] == 200
