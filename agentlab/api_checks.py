@@ -344,6 +344,8 @@ def _check_message(i: int, message) -> None:
                        f"{', '.join(ROLES)}.", param=f"messages[{i}].role")
     schema = {"system": "System", "developer": "Developer", "user": "User",
               "assistant": "Assistant", "tool": "Tool", "function": "Function"}[role]
+    if message.get("content") == []:
+        raise empty_array(f"messages[{i}].content")
     validate(f"ChatCompletionRequest{schema}Message", message, prefix=f"messages[{i}].")
     for j, call in enumerate(message.get("tool_calls") or []):
         if call.get("type") != "function":

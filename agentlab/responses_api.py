@@ -206,14 +206,15 @@ def as_messages(request: dict, check_links: bool = True) -> list[dict]:
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         elif kind == "function_call_output":
             messages.append({"role": "tool", "tool_call_id": item.get("call_id") or "",
-                             "content": _text(item.get("output"))})
+                             "content": _text(item.get("output"), joiner="")})
     if check_links:
         _check_outputs(messages)
     return messages
 
 
-def _text(content) -> str:
-    """The text of a content string or a list of content parts.
+def _text(content, joiner: str = "\n") -> str:
+    """The text of a content string or a list of content parts (a tool's output's parts are
+    one text cut up: joined with nothing).
 
     Example: [{"type": "input_text", "text": "a"}, {"type": "input_text", "text": "b"}] -> "a\nb"
     """
@@ -221,7 +222,7 @@ def _text(content) -> str:
         return content
     parts = [p.get("text") or p.get("refusal") for p in content or [] if isinstance(p, dict)
              and p.get("type") in TEXT_PARTS]
-    return "\n".join(p for p in parts if isinstance(p, str))
+    return joiner.join(p for p in parts if isinstance(p, str))
 
 
 def _check_outputs(messages: list[dict]) -> None:

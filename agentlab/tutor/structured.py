@@ -68,11 +68,19 @@ class Filler:
     def __init__(self, facts: list[Fact], prose: str, root_schema):
         self.facts, self.prose, self.root = facts, prose, root_schema
         self.built = 0
+        self.expanding = ["#"]  # the $refs being built, outermost first: the root is one
 
     def value(self, schema, name: str = "", depth: int = 0):
         self.built += 1
         if self.built > MAX_VALUES:
             return None
+        ref = field(schema, "$ref", str)
+        if ref is not None and ref not in self.expanding:
+            self.expanding.append(ref)
+            try:
+                return self.value(self._resolve(schema, depth), name, depth + 1)
+            finally:
+                self.expanding.pop()
         schema = self._resolve(schema, depth)
         if schema is True or schema == {}:
             return self._string(name)
@@ -84,7 +92,11 @@ class Filler:
             return self._choice(schema["enum"])
         for key in ("anyOf", "oneOf", "allOf"):
             options = field(schema, key, list, [])
-            not_null = [s for s in options if kind_of(self._resolve(s, depth)) != "null"]
+            # A form that would build this very schema again (a tree's optional child) is
+            # taken last: null or another form ends the recursion.
+            options = sorted(options, key=self.recursive)
+            not_null = [s for s in options if kind_of(self._resolve(s, depth)) != "null"
+                        and not self.recursive(s)]
             if options:
                 return self.value((not_null or options)[0], name, depth + 1)
         if field(schema, "properties", dict) is not None:
@@ -118,9 +130,18 @@ class Filler:
         items = schema.get("items", schema.get("prefixItems", True))
         if isinstance(items, list):  # one schema per position
             return [self.value(s, name, depth + 1) for s in items[:50]]
+        if self.recursive(items) and not field(schema, "minItems", int, 0):
+            return []  # a tree's children: none, rather than a tree as deep as MAX_DEPTH
         least, most = field(schema, "minItems", int, 1), field(schema, "maxItems", int, 50)
         count = max(0, min(max(least, 1), most, 50))
         return [self.value(items, name, depth + 1)] * count
+
+    def recursive(self, schema) -> bool:
+        """Does this schema point back at one being built (a $ref to itself or an outer one)?
+
+        Example: {"$ref": "#"} inside the root schema -> True
+        """
+        return field(schema, "$ref", str) in self.expanding
 
     def _resolve(self, schema, depth: int):
         """Follow a local "$ref": "#/$defs/Name" (what pydantic writes for nested models)."""
