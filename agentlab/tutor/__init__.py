@@ -10,6 +10,7 @@ saying why, or an answer written from the tools' results. It knows only what the
     planning.py     which tool calls the task needs next
     answers.py      sentences from results; the reasoning sentence before calls
     structured.py   JSON for response_format and for "final answer" tools
+    text_protocols.py  tools described in the prompt (ReAct, code actions), read and written
     personas.py     the well-behaved tutor and its misbehaving twins, one small function each
     variance.py     how it strays when asked for temperature > 0 (rates documented there:
                     extra step 20%, wrong first tool 10%, malformed argument 10% at
@@ -30,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from . import answers, planning, structured
+from . import answers, planning, structured, text_protocols
 from .personas import TABLE, VERBOSE_TOKENS, Reply, Turn, as_calls
 from .planning import ToolSpec, is_output_tool, tool_specs
 from .reading import field, read
@@ -53,12 +54,21 @@ def respond(model: str, messages: list[dict], tools: list[dict] | None = None,
 
     The arguments are the request's fields of the same names, already checked by the server.
     """
+    protocol = text_protocols.read_protocol(messages, tools)
+    if protocol:  # tools described in the prompt: read as if they were sent natively
+        messages, tools, parallel_tool_calls = protocol.messages, protocol.tools, (
+            protocol.kind == "code")
     episode = read(messages)
     turn = Turn(episode, Task(episode.task), tool_specs(tools))
     reply = well_behaved_reply(turn)
     reply = stray(reply, Dice(temperature, seed, messages), turn)
     reply = TABLE.get(model, TABLE["tutor"]).behave(turn, reply)
     reply = follow_tool_choice(reply, turn, tool_choice, parallel_tool_calls)
+    if protocol:
+        thought = _reasoning(reply, turn, False) if reply.calls else None
+        output_tools = {t.name for t in turn.tools if is_output_tool(t)}
+        return {"role": "assistant",
+                "content": protocol.write(reply.calls, thought, reply.text, output_tools)}
     return as_message(reply, turn, response_format)
 
 
