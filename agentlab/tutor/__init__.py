@@ -69,7 +69,7 @@ def respond(model: str, messages: list[dict], tools: list[dict] | None = None,
         output_tools = {t.name for t in turn.tools if is_output_tool(t)}
         return {"role": "assistant",
                 "content": protocol.write(reply.calls, thought, reply.text, output_tools)}
-    return as_message(reply, turn, response_format)
+    return as_message(reply, turn, response_format, messages)
 
 
 def well_behaved_reply(turn: Turn) -> Reply:
@@ -181,9 +181,21 @@ def _reasoning(reply: Reply, turn: Turn, wants_json: bool) -> str | None:
     return reply.thought or answers.thought(reply.calls, turn.episode.observations, descriptions)
 
 
-def as_message(reply: Reply, turn: Turn, response_format) -> dict:
-    """The reply as a chat-completions assistant message."""
+def as_message(reply: Reply, turn: Turn, response_format, messages=()) -> dict:
+    """The reply as a chat-completions assistant message.
+
+    JSON is written when response_format asks for it, and also when the conversation asks
+    for JSON and writes a schema into its messages (instructor's JSON and MD_JSON modes):
+    then inside a ```json fence if it asks for one.
+    """
     wants_json, schema = structured.schema_of(response_format)
+    fenced = False
+    if schema is None and not reply.calls:
+        written = structured.schema_in_messages(messages)
+        asked, fenced = structured.asks_for_json(messages)
+        if written is not None and (wants_json or asked):
+            wants_json, schema = True, written
+        fenced = fenced and not structured.schema_of(response_format)[0]
     if reply.calls:
         calls = [{"id": f"call_{turn.episode.turn}_{i}", "type": "function",
                   "function": {"name": name, "arguments": arguments}}
@@ -192,9 +204,12 @@ def as_message(reply: Reply, turn: Turn, response_format) -> dict:
                 "tool_calls": calls}
     content = reply.text
     if wants_json:
-        value = structured.fill(schema, turn.episode.observations, content) if (
+        value = structured.fill(schema, turn.episode.observations, content,
+                                text=turn.task.text) if (
             schema is not None) else {"answer": content}
         content = json.dumps(value, ensure_ascii=False)
+    if fenced and wants_json:
+        content = f"```json\n{content}\n```"
     return {"role": "assistant", "content": content}
 
 

@@ -17,15 +17,24 @@ minItems/maxItems. Left out on purpose: pattern, format and other string rules.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 
 from .planning import kind_of
-from .reading import Observation, field
-from .words import content_words
+from .reading import Observation, field, text_of
+from .words import Task, content_words
 
 MAX_DEPTH = 12  # schemas nested (or recursing through $ref) deeper than this get null
 MAX_VALUES = 5_000  # values built for one schema at most: a self-referring schema stays small
 SYNONYMS = {"time": {"now", "datetime", "date"}, "value": {"result"}, "number": {"result"},
-            "temperature": {"temp"}, "city": {"capital"}}
+            "temperature": {"temp"}, "city": {"capital"},
+            # a field named for a unit takes a value in that unit: temp_c is Celsius
+            "celsius": {"c", "temp"}, "fahrenheit": {"f"}, "kelvin": {"k"}}
+UNITS = {"celsius", "fahrenheit", "kelvin", "c", "f", "k", "km", "miles", "mph", "kmh", "usd",
+         "eur", "percent"}
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+NEAR = 40  # characters: a number this close to a field's word in the prose is its value
+MAX_SCHEMA_SEARCH = 200  # "{" positions tried per message when looking for a written schema
 PROSE = {"answer", "text", "response", "summary", "message", "content", "explanation", "reason",
          "reply", "output", "final"}
 
@@ -65,9 +74,15 @@ def _fields(result) -> dict:
 class Filler:
     """Builds a value for a schema from the facts and the prose answer."""
 
-    def __init__(self, facts: list[Fact], prose: str, root_schema):
+    def __init__(self, facts: list[Fact], prose: str, root_schema, text: str = ""):
         self.facts, self.prose, self.root = facts, prose, root_schema
         self.built = 0
+        # With no tool results, the facts come from the conversation's own text (text):
+        # the names and numbers it gives, each used once, in order.
+        self.text = text if not facts else ""
+        task = Task(self.text)
+        self.names = list(task.places) + list(task.quoted)
+        self.numbers = [(m.start(), m[0]) for m in _NUMBER.finditer(self.text[:100_000])]
         self.expanding = ["#"]  # the $refs being built, outermost first: the root is one
 
     def value(self, schema, name: str = "", depth: int = 0):
@@ -171,15 +186,32 @@ class Filler:
         if name.lower() in PROSE or not name:
             return self.prose
         found = self._fact(name, str)
+        if found is None and self.names:  # the next name the conversation gives
+            return self.names.pop(0)
         if found is None:
             return self.prose
         return found
 
     def _number(self, name: str):
         found = self._fact(name, (int, float))
-        if found is None:  # no field matches: the first number a tool gave, if any
-            found = next((f.value for f in self.facts if _is_number(f.value)), 0)
+        if found is None and self.text:
+            found = self._number_in_text(name)
+        if found is None:  # no field matches: the latest number a tool gave (the last step
+            # of a chain, such as a conversion), if any
+            found = next((f.value for f in reversed(self.facts) if _is_number(f.value)), 0)
         return found
+
+    def _number_in_text(self, name: str):
+        """The number the text gives for a field: the one nearest a word of its name ("14
+        million people" for population_millions), else the next one not used yet."""
+        stems = {w.rstrip("s") for w in name.lower().replace("-", "_").split("_") if len(w) > 2}
+        at = [m.start() for s in stems for m in re.finditer(re.escape(s), self.text.lower())]
+        near = [(min(abs(start - a) for a in at), i) for i, (start, _) in enumerate(self.numbers)
+                if at and min(abs(start - a) for a in at) <= NEAR]
+        if not near and not self.numbers:
+            return None
+        _, chosen = self.numbers.pop(min(near)[1] if near else 0)
+        return float(chosen) if "." in chosen else int(chosen)
 
     def _choice(self, options: list):
         words = content_words(self.prose)
@@ -206,9 +238,44 @@ def _bounded(number, schema: dict, kind: str):
     return number
 
 
-def fill(schema, observations: list[Observation], prose: str):
-    """A JSON value for the schema, from the episode's results and the prose answer."""
-    return Filler(facts_from(observations), prose, schema).value(schema)
+def fill(schema, observations: list[Observation], prose: str, text: str = ""):
+    """A JSON value for the schema, from the episode's results and the prose answer; with no
+    results, from the names and numbers of `text` (the conversation)."""
+    return Filler(facts_from(observations), prose, schema, text).value(schema)
+
+
+def schema_in_messages(messages: list) -> dict | None:
+    """A JSON schema written into the messages' text (instructor's JSON and MD_JSON modes,
+    agno's JSON mode, CrewAI's converter): the first JSON object with "properties".
+
+    Example: [system "... match the following json_schema: {"properties": {"a": ...}, ...}"]
+             -> {"properties": {"a": ...}, ...}
+    """
+    decoder = json.JSONDecoder()
+    for message in messages if isinstance(messages, list) else []:
+        text = text_of(message) if isinstance(message, dict) else ""
+        start = text.find("{")
+        for _ in range(MAX_SCHEMA_SEARCH):
+            if start < 0:
+                break
+            try:
+                value, end = decoder.raw_decode(text, start)
+            except (ValueError, RecursionError):
+                start = text.find("{", start + 1)
+                continue
+            if isinstance(value, dict) and isinstance(value.get("properties"), dict):
+                return value
+            start = text.find("{", end)
+    return None
+
+
+def asks_for_json(messages: list) -> tuple[bool, bool]:
+    """(does the conversation ask for JSON, inside a ```json fence?), from its text.
+
+    Example: [user "Return the JSON within a ```json codeblock."] -> (True, True)
+    """
+    text = " ".join(text_of(m) for m in messages if isinstance(m, dict))[:200_000].lower()
+    return "json" in text, "```json" in text
 
 
 def schema_of(response_format) -> tuple[bool, object]:
