@@ -84,7 +84,7 @@ def well_behaved_reply(turn: Turn) -> Reply:
     text = answers.answer(turn.task, seen, names)
     output_tool = _unused_output_tool(turn)
     if output_tool:
-        arguments = structured.fill(output_tool.parameters, seen, text)
+        arguments = structured.fill(output_tool.parameters, seen, text, text=turn.task.text)
         return Reply([(output_tool.name, json.dumps(arguments))], text,
                      f"I have what I need, so I'll give my answer through {output_tool.name}.")
     return Reply([], text)
@@ -169,7 +169,8 @@ def _call_from_schema(spec: ToolSpec | None, name: str, turn: Turn, text: str) -
         return name, "{}"
     arguments, _ = planning.fill_arguments(spec, turn.task, {})
     if arguments is None or is_output_tool(spec):
-        arguments = structured.fill(spec.parameters, turn.episode.observations, text)
+        arguments = structured.fill(spec.parameters, turn.episode.observations, text,
+                                    text=turn.task.text)
     return name, json.dumps(arguments)
 
 

@@ -30,8 +30,9 @@ SYNONYMS = {"time": {"now", "datetime", "date"}, "value": {"result"}, "number": 
             "temperature": {"temp"}, "city": {"capital"},
             # a field named for a unit takes a value in that unit: temp_c is Celsius
             "celsius": {"c", "temp"}, "fahrenheit": {"f"}, "kelvin": {"k"}}
-UNITS = {"celsius", "fahrenheit", "kelvin", "c", "f", "k", "km", "miles", "mph", "kmh", "usd",
-         "eur", "percent"}
+UNITS = {"c": "celsius", "celsius": "celsius", "f": "fahrenheit", "fahrenheit": "fahrenheit",
+         "k": "kelvin", "kelvin": "kelvin", "km": "km", "kilometers": "km", "miles": "miles",
+         "mi": "miles", "usd": "usd", "eur": "eur"}  # a word of a name -> the unit it names
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 NEAR = 40  # characters: a number this close to a field's word in the prose is its value
 MAX_SCHEMA_SEARCH = 200  # "{" positions tried per message when looking for a written schema
@@ -172,11 +173,14 @@ class Filler:
     def _fact(self, name: str, kind):
         """The value of the fact that best matches a field's name, among values of one kind."""
         words = {w for w in name.lower().replace("-", "_").split("_") if w}
+        unit = _unit(words)
         words |= {s for w in words for s in SYNONYMS.get(w, ())}
         best, best_score = None, 0
         for fact in self.facts:
             if not isinstance(fact.value, kind) or isinstance(fact.value, bool) != (kind is bool):
                 continue  # True is an int in Python: a flag is not a number
+            if unit and _unit(fact.key_words) not in (None, unit):
+                continue  # a field in Fahrenheit never takes temp_c, however alike the names
             score = 2 * len(words & fact.key_words) + len(words & fact.words)
             if score > best_score:
                 best, best_score = fact.value, score
@@ -194,8 +198,8 @@ class Filler:
 
     def _number(self, name: str):
         found = self._fact(name, (int, float))
-        if found is None and self.text:
-            found = self._number_in_text(name)
+        if found is None and self.text and name.lower() not in PROSE:
+            found = self._number_in_text(name)  # (an "answer" is not any number the task has)
         if found is None:  # no field matches: the latest number a tool gave (the last step
             # of a chain, such as a conversion), if any
             found = next((f.value for f in reversed(self.facts) if _is_number(f.value)), 0)
@@ -217,6 +221,11 @@ class Filler:
         words = content_words(self.prose)
         named = [o for o in options if content_words(str(o)) and content_words(str(o)) <= words]
         return (named or options)[0]
+
+
+def _unit(words: set[str]) -> str | None:
+    """The unit a name's words name, if any. Example: {"temp", "f"} -> "fahrenheit" """
+    return next((UNITS[w] for w in sorted(words) if w in UNITS), None)
 
 
 def _is_number(value) -> bool:
