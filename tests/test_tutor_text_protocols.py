@@ -232,3 +232,36 @@ def test_a_lookup_tool_is_not_called_without_a_required_field_the_task_leaves_ou
 ])
 def test_prompt_boilerplate_is_never_a_place(text, places):
     assert Task(text).places == places
+
+
+DSPY_SYSTEM = """Your input fields are:
+1. `question` (str): 
+2. `trajectory` (str):
+Your output fields are:
+1. `next_thought` (str): 
+2. `next_tool_name` (Literal['calculate', 'finish']): 
+3. `next_tool_args` (dict[str, Any]):
+All interactions will be structured in the following way, with the appropriate values filled in.
+In adhering to this structure, your objective is:
+        When selecting the next_tool_name and its next_tool_args, the tool must be one of:
+
+        (1) calculate, whose description is <desc>Evaluate arithmetic.</desc>. It takes \
+arguments {'expression': {'type': 'string'}}.
+        (2) finish, whose description is <desc>Marks the task as complete.</desc>. It takes \
+arguments {}."""
+
+
+def test_dspy_fields_name_the_next_tool_then_finish():
+    def user(trajectory):
+        return {"role": "user", "content": "[[ ## question ## ]]\nWhat is 17 * 23?\n\n"
+                f"[[ ## trajectory ## ]]\n{trajectory}\n\nRespond with the corresponding "
+                "output fields, starting with the field `[[ ## next_thought ## ]]`"}
+
+    first = ask([{"role": "system", "content": DSPY_SYSTEM}, user("")])
+    assert "[[ ## next_tool_name ## ]]\ncalculate\n\n[[ ## next_tool_args ## ]]\n" in first
+    assert first.endswith("[[ ## completed ## ]]")
+    trajectory = ("[[ ## thought_0 ## ]]\nI need it.\n\n[[ ## tool_name_0 ## ]]\ncalculate\n\n"
+                  '[[ ## tool_args_0 ## ]]\n{"expression": "17 * 23"}\n\n'
+                  "[[ ## observation_0 ## ]]\n391")
+    second = ask([{"role": "system", "content": DSPY_SYSTEM}, user(trajectory)])
+    assert "[[ ## next_tool_name ## ]]\nfinish\n" in second

@@ -11,6 +11,10 @@ model's text. Many agents still do; the tutor reads two such protocols from the 
   string) -> object:`); the model writes a short snippet between the tags the prompt names
   (`<code>` ... `</code>`), printing each tool's result; the agent runs it and sends back
   "Observation: Execution logs: ..."; the last snippet calls `final_answer(...)`.
+- Fields under headers (DSPy's ChatAdapter, its ReAct included): "[[ ## next_thought ## ]]",
+  "[[ ## next_tool_name ## ]]" (a listed tool, or "finish"), "[[ ## next_tool_args ## ]]",
+  "[[ ## completed ## ]]"; the trajectory's thought_i, tool_name_i, tool_args_i and
+  observation_i are the calls made so far.
 
 Each is turned into the API's own shape (tools, assistant tool_calls, tool results) so that
 the tutor plans and answers exactly as it does for native tools, and its reply is written back
@@ -56,12 +60,13 @@ class TextProtocol:
     """A protocol read from a request: its tools and conversation in the API's shape, and how
     to write a reply back in its own format."""
 
-    kind: str                 # "react" or "code"
+    kind: str                 # "react", "code" or "fields"
     tools: list[dict]         # chat-completions tools, read from the prompt
     messages: list[dict]      # [user task, assistant tool_calls, tool results, ...]
     answer_label: str = "Answer"
     tags: tuple[str, str] = ("<code>", "</code>")
     continues: bool = False   # the prompt ends in "Thought:": the reply continues it
+    fields: tuple = ()        # "fields": the output fields, (name, type) in order
 
     def write(self, calls: list[tuple[str, str]], thought: str | None, answer: str,
               output_tools: set[str]) -> str:
@@ -70,12 +75,28 @@ class TextProtocol:
         thought = thought or "I have what I need, so I can answer now."
         if self.kind == "code":
             return self._code(lookups, thought, answer)
+        if self.kind == "fields":
+            return self._fields(lookups, thought, answer)
         if lookups:
             name, arguments = lookups[0]  # ReAct takes one action a step
             text = f"{thought}\nAction: {name}\nAction Input: {arguments}"
         else:
             text = f"I can answer without using any more tools.\n{self.answer_label}: {answer}"
         return (" " if self.continues else "Thought: ") + text
+
+    def _fields(self, lookups, thought: str, answer: str) -> str:
+        """DSPy's ChatAdapter: each output field under its [[ ## name ## ]] header, then
+        [[ ## completed ## ]]. ReAct's fields name the next tool ("finish" when done)."""
+        name, arguments = lookups[0] if lookups else ("finish", "{}")
+        values = {"next_thought": thought, "next_tool_name": name,
+                  "next_tool_args": arguments, "reasoning": thought}
+        parts = []
+        for field_name, kind in self.fields:
+            value = values.get(field_name, answer)
+            if kind.startswith(("int", "float")):
+                value = str(_number_in(answer))
+            parts.append(f"[[ ## {field_name} ## ]]\n{value}")
+        return "\n\n".join(parts + ["[[ ## completed ## ]]"])
 
     def _code(self, lookups, thought: str, answer: str) -> str:
         if lookups:
@@ -95,6 +116,8 @@ def read_protocol(messages: list, tools) -> TextProtocol | None:
     prompt = "\n".join(text_of(m) for m in messages[:2])[:MAX_PROMPT_CHARS]
     if "final_answer" in prompt and _STUB.search(prompt) and _TAGS.search(prompt):
         return _code_protocol(messages, prompt)
+    if "[[ ## " in prompt and "Your output fields are:" in prompt:
+        return _fields_protocol(messages, prompt)
     if _ACTION.search(prompt) or ("Action Input" in prompt and "Action:" in prompt):
         return _react_protocol(messages, prompt)
     return None
@@ -321,6 +344,80 @@ def _python_arguments(arguments: str) -> str:
     if not isinstance(values, dict):
         return ""
     return ", ".join(f"{k}={v!r}" for k, v in values.items() if str(k).isidentifier())
+
+
+# ---------------------------------------------------------------------------------------------
+# Fields under [[ ## name ## ]] headers: DSPy's ChatAdapter (its ReAct and what extracts the
+# answer from the trajectory afterwards)
+
+_OUTPUT_FIELD = re.compile(r"^\d+\.[ \t]*`(\w+)`[ \t]*\(([^)\n]*)\)", re.M)
+_DSPY_TOOL = re.compile(r"^[ \t]*\(\d+\)[ \t]*(\w+), whose description is <desc>(.*?)</desc>\."
+                        r"[ \t]*It takes arguments (\{.*?\})\.?[ \t]*$", re.M | re.S)
+_HEADER = re.compile(r"\[\[ ## (\w+) ## \]\]\n?")
+
+
+def _fields_protocol(messages: list[dict], prompt: str) -> TextProtocol | None:
+    """DSPy's ChatAdapter: the output fields the system message lists; for ReAct the tools
+    its instructions list ("(1) get_time, whose description is <desc>...</desc>. It takes
+    arguments {...}.") and the trajectory (thought_i, tool_name_i, tool_args_i, observation_i)
+    in the user message."""
+    system = text_of(messages[0]) if messages else ""
+    outputs = system.split("Your output fields are:")[-1].split("All interactions")[0]
+    fields = tuple((m[1], m[2].strip()) for m in _OUTPUT_FIELD.finditer(outputs))
+    if not fields:
+        return None
+    tools = []
+    for match in list(_DSPY_TOOL.finditer(system))[:MAX_TOOLS]:
+        if match[1] == "finish":  # ReAct's own way to say "done": the answer, not a tool
+            continue
+        try:
+            properties = ast.literal_eval(match[3])
+        except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+            properties = {}
+        properties = properties if isinstance(properties, dict) else {}
+        tools.append(_tool(match[1], " ".join(match[2].split()), {
+            "type": "object", "properties": properties, "required": list(properties)}))
+    user = next((text_of(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    values = _headed_values(user)
+    task = " ".join(v for k, v in values.items() if k not in ("trajectory",)
+                    and not re.fullmatch(r"(thought|tool_name|tool_args|observation)_\d+", k))
+    steps = []
+    for i in range(MAX_TOOLS):
+        name = values.get(f"tool_name_{i}")
+        if name is None:
+            break
+        if name != "finish" and f"observation_{i}" in values:
+            steps.append((name, values.get(f"tool_args_{i}", "{}"), values[f"observation_{i}"]))
+    if not any(name == "next_tool_name" for name, _ in fields):
+        tools = []  # the answer step: no tools, only the trajectory's results
+        steps_tools = [_tool(n, "", {}) for n in {s[0] for s in steps}]
+    else:
+        steps_tools = tools + [_tool(n, "", {}) for n in {s[0] for s in steps}
+                               if n not in {t["function"]["name"] for t in tools}]
+    return TextProtocol("fields", tools, [{"role": "user", "content": task}] + _as_api(
+        steps, steps_tools), fields=fields)
+
+
+def _headed_values(text: str) -> dict[str, str]:
+    """The value under each [[ ## name ## ]] header of a text.
+
+    Example: "[[ ## question ## ]]\nWhy?\n\n[[ ## trajectory ## ]]\n" -> {"question": "Why?",
+             "trajectory": ""}
+    """
+    headers = list(_HEADER.finditer(text[:MAX_PROMPT_CHARS]))
+    values = {}
+    for header, following in zip(headers, headers[1:] + [None]):
+        end = following.start() if following else len(text)
+        value = text[header.end():end].strip()
+        if following is None:  # the closing instruction after the last field is not its value
+            value = value.split("\n\nRespond with")[0].strip()
+        values[header[1]] = value
+    return values
+
+
+def _number_in(text: str):
+    found = re.findall(r"-?\d+(?:\.\d+)?", text)
+    return found[-1] if found else 0
 
 
 # ---------------------------------------------------------------------------------------------
