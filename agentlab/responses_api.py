@@ -71,7 +71,7 @@ def _check_item(i: int, item) -> None:
         raise APIError(400, f"Invalid 'input[{i}]': each input item must be an object.",
                        param=f"input[{i}]")
     kind = item.get("type", "message")
-    if kind not in ITEM_SCHEMAS:
+    if not isinstance(kind, str) or kind not in ITEM_SCHEMAS:
         raise APIError(400, f"The offline tutor cannot read input items of type "
                        f"{str(kind)[:60]!r}; it reads {', '.join(ITEM_SCHEMAS)}.",
                        param=f"input[{i}].type")

@@ -2,6 +2,7 @@
 plain HTTP requests that show exactly what went over the wire."""
 
 import contextlib
+import functools
 import http.client
 import json
 import pathlib
@@ -26,7 +27,15 @@ def validator(name, reference=None):
     description means it: a stream chunk's `finish_reason` is required and nullable, and the
     real API sends null there in every chunk but the last.
     """
-    schema = with_nullable({**(reference or REFERENCE), "$ref": f"#/components/schemas/{name}"})
+    return _validator(name, "responses" if reference is RESPONSES_REFERENCE else "chat")
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(name: str, which: str):
+    """Built once per schema: the Responses reference is 300 schemas, and a stream checks
+    every event."""
+    reference = RESPONSES_REFERENCE if which == "responses" else REFERENCE
+    schema = with_nullable({**reference, "$ref": f"#/components/schemas/{name}"})
     return Draft202012Validator(schema)
 
 
