@@ -188,6 +188,26 @@ def run_instructor(base_url: str, mode: str) -> City:
             messages=[{"role": "user", "content": f"Extract the city: {CITY_TEXT}"}])
 
 
+def run_pydantic_ai_prompted(base_url: str) -> Answer:
+    """Pydantic AI's PromptedOutput: the schema written into the instructions, the answer
+    read as JSON from the reply's text, after native tool calls."""
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent, PromptedOutput
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    async def go():
+        client = AsyncOpenAI(base_url=base_url, api_key=API_KEY, max_retries=0,
+                             timeout=SECONDS)
+        async with client:  # closed inside the event loop that opened it
+            model = OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client))
+            agent = Agent(model, tools=[get_time, calculate],
+                          output_type=PromptedOutput(Answer))
+            return (await agent.run(TASK)).output
+
+    return asyncio.run(go())
+
+
 # ---------------------------------------------------------------------------------------------
 # DSPy's ReAct
 

@@ -4,7 +4,8 @@ course's task through `agentlab serve` (issue 22).
     the OpenAI Agents SDK with its defaults (the Responses API), plain, streamed, structured
     a tool loop written by hand with client.responses.create, plain and streamed
     LlamaIndex's ReActAgent (text ReAct), smolagents' CodeAgent (code actions)
-    instructor's JSON and MD_JSON modes (a schema written into the messages)
+    instructor's JSON and MD_JSON modes, Pydantic AI's PromptedOutput (a schema written into
+    the messages)
     DSPy's ReAct, where it is installed
 
 Each needs its framework from the `compat` extra; one that is missing skips its own cases and
@@ -68,6 +69,12 @@ def test_smolagents_code_agent_runs_the_tutors_code(base_url, offline):
 def test_instructor_fills_the_schema_it_writes_into_the_messages(mode, base_url, offline):
     city = bounded(protocols.run_instructor, base_url, mode)
     assert city.model_dump() == {"name": "Tokyo", "country": "Japan", "population_millions": 14}
+
+
+@needs("pydantic_ai", "pydantic-ai-slim[openai]")
+def test_pydantic_ai_prompted_output_gets_json_that_fits(base_url, offline):
+    output = bounded(protocols.run_pydantic_ai_prompted, base_url)
+    assert right(output), output
 
 
 @needs("dspy", "dspy")
