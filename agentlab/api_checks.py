@@ -8,8 +8,14 @@ points at the offending field, e.g. `messages[2].tool_call_id`:
    message against the schema its role picks; the message says the rule the value broke
    ("Invalid 'temperature': 3 is greater than the maximum of 2."), see `_validate`;
 3. the rules the schema cannot say: every tool call is answered right after it is asked for
-   and no tool message answers a call never made, tool names match ^[a-zA-Z0-9_-]{1,64}$, and
-   tool_choice names a tool that is offered.
+   and no tool message answers a call never made, tool names match ^[a-zA-Z0-9_-]{1,64}$,
+   tool_choice names a tool that is offered (or lists allowed tools that are), a strict
+   schema keeps strict mode's rules (`strict_problem`), json_object needs the word "json" in
+   the messages, and an empty `tools` or `content` list is refused with code "empty_array",
+   each with the real API's words and codes.
+
+The Responses API's request (responses_api.py) is checked by the same machinery against its
+own published schema (openai_responses_schema.py), under the name CreateResponseChecked.
 
 Each message is checked once: a conversation resends every earlier message with each request,
 so on a 20-step run the first messages would be checked 20 times over. A message equal to one

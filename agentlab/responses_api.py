@@ -48,8 +48,9 @@ _stored_lock = threading.Lock()  # the HTTP server answers requests on several t
 
 def check(request: dict, models) -> None:
     """Refuse (raise APIError) a Responses request the real API would refuse, or the tutor
-    cannot serve. The item and tool checks come before the schema's so that each error names
-    the item it is about (input[2].call_id) rather than "input matches no definition"."""
+    cannot serve. The schema sees the input items and tools as plain lists; each item and tool
+    is then checked against the schema its type picks, so that an error names the item it is
+    about (input[2].call_id) rather than "input matches no definition"."""
     model = request.get("model")
     if not isinstance(model, str):
         raise APIError(400, "'model' is required and must be a string.", param="model")
