@@ -265,3 +265,15 @@ def test_dspy_fields_name_the_next_tool_then_finish():
                   "[[ ## observation_0 ## ]]\n391")
     second = ask([{"role": "system", "content": DSPY_SYSTEM}, user(trajectory)])
     assert "[[ ## next_tool_name ## ]]\nfinish\n" in second
+
+
+def test_tutor_base_invents_the_observation_unless_a_stop_sequence_ends_its_reply():
+    messages = [{"role": "system", "content": LLAMAINDEX_REACT},
+                {"role": "user", "content": "What's the weather in Oslo?"}]
+    rambling = complete({"model": "tutor-base", "messages": messages})[0]
+    text = rambling["choices"][0]["message"]["content"]
+    assert "Action: get_weather" in text and "Observation: 42" in text and "Answer: 42" in text
+    stopped = complete({"model": "tutor-base", "messages": messages, "stop": ["Observation:"]})[0]
+    text = stopped["choices"][0]["message"]["content"]
+    assert text.rstrip().endswith('Action Input: {"city": "Oslo"}')
+    assert respond("tutor", messages)["content"] == text.rstrip()  # the same as a chat model's

@@ -67,8 +67,9 @@ def respond(model: str, messages: list[dict], tools: list[dict] | None = None,
     if protocol:
         thought = _reasoning(reply, turn, False) if reply.calls else None
         output_tools = {t.name for t in turn.tools if is_output_tool(t)}
-        return {"role": "assistant",
-                "content": protocol.write(reply.calls, thought, reply.text, output_tools)}
+        past_its_turn = TABLE.get(model, TABLE["tutor"]).writes_past_its_turn
+        return {"role": "assistant", "content": protocol.write(
+            reply.calls, thought, reply.text, output_tools, past_its_turn)}
     return as_message(reply, turn, response_format, messages)
 
 

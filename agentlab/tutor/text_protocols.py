@@ -36,6 +36,7 @@ import re
 
 from .reading import field, text_of
 
+INVENTED = "42"  # what a model that writes past its turn "observes": no tool ran
 MAX_PROMPT_CHARS = 200_000  # a prompt longer than this is not searched for a protocol
 MAX_TOOLS = 64
 # ReAct: a step's action and its input; the input runs to the end of its line, or is a JSON
@@ -69,8 +70,13 @@ class TextProtocol:
     fields: tuple = ()        # "fields": the output fields, (name, type) in order
 
     def write(self, calls: list[tuple[str, str]], thought: str | None, answer: str,
-              output_tools: set[str]) -> str:
-        """The reply in the protocol's format: the next action(s), or the answer."""
+              output_tools: set[str], past_its_turn: bool = False) -> str:
+        """The reply in the protocol's format: the next action(s), or the answer.
+
+        past_its_turn: after a ReAct action, go on writing the agent's part too, as a base
+        model does: an Observation it made up, then an answer from it. A stop sequence
+        ("Observation:") cuts that off, which is what the stop sequence is for.
+        """
         lookups = [(name, arguments) for name, arguments in calls if name not in output_tools]
         thought = thought or "I have what I need, so I can answer now."
         if self.kind == "code":
@@ -80,6 +86,9 @@ class TextProtocol:
         if lookups:
             name, arguments = lookups[0]  # ReAct takes one action a step
             text = f"{thought}\nAction: {name}\nAction Input: {arguments}"
+            if past_its_turn:
+                text += (f"\nObservation: {INVENTED}\nThought: I can answer without using any "
+                         f"more tools.\n{self.answer_label}: {INVENTED}.")
         else:
             text = f"I can answer without using any more tools.\n{self.answer_label}: {answer}"
         return (" " if self.continues else "Thought: ") + text
