@@ -50,7 +50,7 @@ _ONE_OF = re.compile(r"one of \[?([A-Za-z0-9_, \t-]+)\]?")  # "Action: ... (one 
 # Code actions: a Python function stub per tool, and the tags a snippet goes between.
 _STUB = re.compile(r"^def ([A-Za-z_]\w*)\(([^)\n]*)\)[^\n]*:\n[ \t]+(?:\"\"\"|''')(.*?)(?:\"\"\"|''')",
                    re.M | re.S)
-_TAGS = re.compile(r"opened with '([^'\n]{1,40})',? and closed with '([^'\n]{1,40})'")
+_TAGS = re.compile(r"opened with '([^'\n]{1,40})',?\s+and\s+closed with '([^'\n]{1,40})'")
 _KINDS = {"str": "string", "string": "string", "int": "integer", "integer": "integer",
           "float": "number", "number": "number", "bool": "boolean", "boolean": "boolean",
           "dict": "object", "object": "object", "list": "array", "array": "array"}
