@@ -6,6 +6,9 @@ index, id, type and name followed by its arguments in pieces, and a last chunk p
 with the finish_reason. `stream_options.include_usage` adds a chunk with the usage and no
 choices. The stream ends with `data: [DONE]`.
 
+The Responses API streams differently (`response_events`): named events (`event: type`),
+each with a sequence number, from response.created to response.completed, and no [DONE].
+
 Left out on purpose: timing. The events are ready at once; nothing waits between them.
 """
 
