@@ -277,3 +277,19 @@ def test_tutor_base_invents_the_observation_unless_a_stop_sequence_ends_its_repl
     text = stopped["choices"][0]["message"]["content"]
     assert text.rstrip().endswith('Action Input: {"city": "Oslo"}')
     assert respond("tutor", messages)["content"] == text.rstrip()  # the same as a chat model's
+
+
+@pytest.mark.parametrize("prompt", [
+    "final_answer: opened with '<code>', and closed with '</code>'\n"
+    + "def f(x: str) -> str:\n    '''never closed\n" * 25_000,
+    "Your output fields are:\n1. `a` (str)\n[[ ## a ## ]]\n"
+    + "(1) t, whose description is <desc>never closed\n" * 25_000,
+    "Action: x\nAction Input: {\n" * 40_000,
+], ids=["code stubs", "dspy tools", "react actions"])
+def test_a_megabyte_of_unclosed_protocol_text_is_read_in_linear_time(prompt):
+    """A bound far above the ~0.1 s it takes: a quadratic reading would take minutes."""
+    import time
+
+    start = time.perf_counter()
+    respond("tutor", [{"role": "system", "content": prompt}, {"role": "user", "content": "hi"}])
+    assert time.perf_counter() - start < 10

@@ -48,8 +48,10 @@ _NEXT_STEP = re.compile(r"^[ \t]*(?:Thought|Action|Final Answer|Answer)[ \t]*:",
 _TOOL_NAME = re.compile(r"^> Tool Name:[ \t]*(\S+)", re.M)  # LlamaIndex's tool list
 _ONE_OF = re.compile(r"one of \[?([A-Za-z0-9_, \t-]+)\]?")  # "Action: ... (one of a, b)"
 # Code actions: a Python function stub per tool, and the tags a snippet goes between.
-_STUB = re.compile(r"^def ([A-Za-z_]\w*)\(([^)\n]*)\)[^\n]*:\n[ \t]+(?:\"\"\"|''')(.*?)(?:\"\"\"|''')",
-                   re.M | re.S)
+# (Docstrings and descriptions are read up to a few thousand characters: a bounded lazy match keeps a
+# prompt full of unclosed ones linear, where an unbounded one would rescan to the end each time.)
+_STUB = re.compile(r"^def ([A-Za-z_]\w*)\(([^)\n]*)\)[^\n]*:\n[ \t]+(?:\"\"\"|''')"
+                   r"(.{0,4000}?)(?:\"\"\"|''')", re.M | re.S)
 _TAGS = re.compile(r"opened with '([^'\n]{1,40})',?\s+and\s+closed with '([^'\n]{1,40})'")
 _KINDS = {"str": "string", "string": "string", "int": "integer", "integer": "integer",
           "float": "number", "number": "number", "bool": "boolean", "boolean": "boolean",
@@ -360,8 +362,9 @@ def _python_arguments(arguments: str) -> str:
 # answer from the trajectory afterwards)
 
 _OUTPUT_FIELD = re.compile(r"^\d+\.[ \t]*`(\w+)`[ \t]*\(([^)\n]*)\)", re.M)
-_DSPY_TOOL = re.compile(r"^[ \t]*\(\d+\)[ \t]*(\w+), whose description is <desc>(.*?)</desc>\."
-                        r"[ \t]*It takes arguments (\{.*?\})\.?[ \t]*$", re.M | re.S)
+_DSPY_TOOL = re.compile(r"^[ \t]*\(\d+\)[ \t]*(\w+), whose description is <desc>(.{0,1500}?)"
+                        r"</desc>\.[ \t]*It takes arguments (\{.{0,4000}?\})\.?[ \t]*$",
+                        re.M | re.S)
 _HEADER = re.compile(r"\[\[ ## (\w+) ## \]\]\n?")
 
 
@@ -370,7 +373,7 @@ def _fields_protocol(messages: list[dict], prompt: str) -> TextProtocol | None:
     its instructions list ("(1) get_time, whose description is <desc>...</desc>. It takes
     arguments {...}.") and the trajectory (thought_i, tool_name_i, tool_args_i, observation_i)
     in the user message."""
-    system = text_of(messages[0]) if messages else ""
+    system = text_of(messages[0])[:MAX_PROMPT_CHARS] if messages else ""
     outputs = system.split("Your output fields are:")[-1].split("All interactions")[0]
     fields = tuple((m[1], m[2].strip()) for m in _OUTPUT_FIELD.finditer(outputs))
     if not fields:
