@@ -35,6 +35,7 @@ UNITS = {"c": "celsius", "celsius": "celsius", "f": "fahrenheit", "fahrenheit": 
          "mi": "miles", "usd": "usd", "eur": "eur"}  # a word of a name -> the unit it names
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 NEAR = 40  # characters: a number this close to a field's word in the prose is its value
+WRITERS = ("system", "developer", "user")  # the roles whose schema is the one to fill
 MAX_SCHEMA_SEARCH = 200  # "{" positions tried per message when looking for a written schema
 PROSE = {"answer", "text", "response", "summary", "message", "content", "explanation", "reason",
          "reply", "output", "final"}
@@ -262,7 +263,9 @@ def schema_in_messages(messages: list) -> dict | None:
     """
     decoder = json.JSONDecoder()
     for message in messages if isinstance(messages, list) else []:
-        text = text_of(message) if isinstance(message, dict) else ""
+        if not isinstance(message, dict) or message.get("role") not in WRITERS:
+            continue  # a schema a tool returned, or the model wrote, is data, not the ask
+        text = text_of(message)
         start = text.find("{")
         for _ in range(MAX_SCHEMA_SEARCH):
             if start < 0:
