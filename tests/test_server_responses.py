@@ -200,3 +200,13 @@ def test_the_chat_shape_of_a_responses_request():
 def test_a_stored_responses_path_gets_a_404_that_says_what_to_do():
     status, payload, _ = handle("GET", "/v1/responses/resp_1", b"")
     assert status == 404 and "previous_response_id" in payload["error"]["message"]
+
+
+def test_connect_gives_an_sdk_client_that_speaks_it_offline(monkeypatch):
+    from agentlab import connect
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    sdk = connect("tutor").sdk
+    response = sdk.responses.create(model="tutor", input="What is 17 * 23?", tools=[CALC])
+    assert response.output[-1].type == "function_call"
+    assert json.loads(response.output[-1].arguments) == {"expression": "17 * 23"}
