@@ -124,9 +124,11 @@ def streamed_events(base_url: str, body: dict) -> list[dict]:
     return events
 
 
-# Fewer cases than for chat completions: each costs about four times as much (the reference
-# is 300 schemas); AGENTLAB_FUZZ_EXAMPLES runs more by hand.
-RESPONSES_EXAMPLES = int(os.environ.get("AGENTLAB_FUZZ_EXAMPLES", "15"))
+# As many cases as for chat completions; AGENTLAB_FUZZ_EXAMPLES runs more by hand (150 held).
+# A known schemathesis limit: for some counts (15 here) its negative mode draws a case it cannot
+# build from this reference ("UnsupportedSchema: a `not` whose complement is not spelled out")
+# and the test errors before any request; the cases are derandomized, so 25 always builds.
+RESPONSES_EXAMPLES = int(os.environ.get("AGENTLAB_FUZZ_EXAMPLES", "25"))
 
 
 @responses_schema.parametrize()
