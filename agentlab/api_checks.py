@@ -8,8 +8,14 @@ points at the offending field, e.g. `messages[2].tool_call_id`:
    message against the schema its role picks; the message says the rule the value broke
    ("Invalid 'temperature': 3 is greater than the maximum of 2."), see `_validate`;
 3. the rules the schema cannot say: every tool call is answered right after it is asked for
-   and no tool message answers a call never made, tool names match ^[a-zA-Z0-9_-]{1,64}$, and
-   tool_choice names a tool that is offered.
+   and no tool message answers a call never made, tool names match ^[a-zA-Z0-9_-]{1,64}$,
+   tool_choice names a tool that is offered (or lists allowed tools that are), a strict
+   schema keeps strict mode's rules (`strict_problem`), json_object needs the word "json" in
+   the messages, and an empty `tools` or `content` list is refused with code "empty_array",
+   each with the real API's words and codes.
+
+The Responses API's request (responses_api.py) is checked by the same machinery against its
+own published schema (openai_responses_schema.py), under the name CreateResponseChecked.
 
 Each message is checked once: a conversation resends every earlier message with each request,
 so on a 20-step run the first messages would be checked 20 times over. A message equal to one
@@ -32,6 +38,7 @@ import math
 import re
 
 from .openai_request_schema import SCHEMAS
+from .openai_responses_schema import SCHEMAS as RESPONSES_SCHEMAS
 
 INTEGER_FIELDS = ("n", "max_tokens", "max_completion_tokens", "seed", "top_logprobs")
 EXPLAINED_UP_TO = 10_000  # characters of JSON: a larger refused value gets the short message
@@ -113,6 +120,8 @@ def check_request(request: dict, models) -> None:
         raise APIError(404, f"The model '{model[:100]}' does not exist here. The offline tutor "
                        f"serves: {', '.join(models)}.", param="model", code="model_not_found")
     _check_legacy_functions(request)
+    if request.get("tools") == []:
+        raise empty_array("tools")
     _check_schema(request)
     _check_messages(request["messages"])
     tools = request.get("tools") or []
@@ -120,6 +129,7 @@ def check_request(request: dict, models) -> None:
         _check_tool(i, tool)
     _check_tool_choice(request.get("tool_choice"), [t["function"]["name"] for t in tools])
     _check_answers(request["messages"])
+    _check_response_format(request)
     for key in ("max_tokens", "max_completion_tokens"):
         if request.get(key) is not None and request[key] < 1:
             raise APIError(400, f"Invalid '{key}': it must be at least 1.", param=key)
@@ -156,9 +166,19 @@ def _definitions() -> dict:
     against the schema their role or type picks (below), which gives errors such as
     "messages[1].content ..." instead of "matches no definition of oneOf"; here the request's
     schema only says they are lists."""
-    definitions = json.loads(json.dumps(SCHEMAS))  # a deep copy, changed below
+    definitions = json.loads(json.dumps({**RESPONSES_SCHEMAS, **SCHEMAS}))  # a deep copy
     fields = definitions["CreateChatCompletionRequest"]["allOf"][1]["properties"]
     del fields["messages"]["items"], fields["tools"]["items"]
+    # The Responses API's request, its input items and tools checked one by one too
+    # (responses_api.py); the two copies share names only where their schemas are equal.
+    checked = json.loads(json.dumps(definitions["CreateResponse"]))
+    checked["allOf"][1] = {"$ref": "#/definitions/ResponsePropertiesChecked"}
+    checked["allOf"][2]["properties"]["input"] = {"anyOf": [{"type": "string"},
+                                                           {"type": "array"}]}
+    properties = json.loads(json.dumps(definitions["ResponseProperties"]))
+    properties["properties"]["tools"] = {"type": "array"}
+    definitions["CreateResponseChecked"] = checked
+    definitions["ResponsePropertiesChecked"] = properties
     return definitions
 
 
@@ -169,7 +189,7 @@ def _validator(name: str):
     return fastjsonschema.compile({"$ref": f"#/definitions/{name}", "definitions": _definitions()})
 
 
-def _validate(name: str, value, prefix: str = "") -> None:
+def validate(name: str, value, prefix: str = "") -> None:
     """Raise an APIError naming the field the schema refuses (`param`) and what is wrong.
 
     fastjsonschema checks every request (it is fast) and says which field broke a rule; for a
@@ -188,6 +208,8 @@ def _validate(name: str, value, prefix: str = "") -> None:
             below, rule = _explain(e.definition, e.value)
         else:  # jsonschema would look at every item of a huge value: seconds, for one request
             below, rule = "", e.message.removeprefix(e.name).strip()
+        if e.rule == "minItems" and e.value == []:
+            raise empty_array(param) from None
         # The message names the very value that is wrong (stop[1]); `param` stays the field
         # whose rule refused it (stop), as a client uses it to point at a field.
         where = (param + below).lstrip(".")
@@ -293,7 +315,7 @@ def _shown(value) -> str:
 
 
 def _check_schema(request: dict) -> None:
-    _validate("CreateChatCompletionRequest", request)
+    validate("CreateChatCompletionRequest", request)
 
 
 def _check_messages(messages: list) -> None:
@@ -328,7 +350,9 @@ def _check_message(i: int, message) -> None:
                        f"{', '.join(ROLES)}.", param=f"messages[{i}].role")
     schema = {"system": "System", "developer": "Developer", "user": "User",
               "assistant": "Assistant", "tool": "Tool", "function": "Function"}[role]
-    _validate(f"ChatCompletionRequest{schema}Message", message, prefix=f"messages[{i}].")
+    if message.get("content") == []:
+        raise empty_array(f"messages[{i}].content")
+    validate(f"ChatCompletionRequest{schema}Message", message, prefix=f"messages[{i}].")
     for j, call in enumerate(message.get("tool_calls") or []):
         if call.get("type") != "function":
             raise APIError(400, "The offline tutor knows only function tool calls.",
@@ -342,28 +366,128 @@ def _check_tool(i: int, tool) -> None:
     if tool["type"] != "function":
         raise APIError(400, "The offline tutor can use only function tools "
                        "({'type': 'function', 'function': {...}}).", param=f"tools[{i}].type")
-    _validate("ChatCompletionTool", tool, prefix=f"tools[{i}].")
+    validate("ChatCompletionTool", tool, prefix=f"tools[{i}].")
     name = tool["function"]["name"]
     if not TOOL_NAME.fullmatch(name):
         raise APIError(400, f"Invalid 'tools[{i}].function.name': {name[:80]!r} does not match "
                        "the pattern '^[a-zA-Z0-9_-]{1,64}$'.", param=f"tools[{i}].function.name")
+    parameters = tool["function"].get("parameters")
+    if tool["function"].get("strict") and isinstance(parameters, dict):
+        problem = strict_problem(parameters)
+        if problem:
+            raise APIError(400, f"Invalid schema for function '{name[:80]}': {problem}",
+                           param=f"tools[{i}].function.parameters",
+                           code="invalid_function_parameters")
 
 
 def _check_tool_choice(choice, offered: list[str]) -> None:
-    """tool_choice must be satisfiable: "required" or a named tool needs that tool offered."""
+    """tool_choice must be satisfiable: "required", a named tool or a set of allowed tools
+    needs those tools offered."""
     if choice is None or choice in ("auto", "none"):
         return
-    if isinstance(choice, dict) and choice.get("type") != "function":
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if kind not in (None, "function", "allowed_tools"):
         raise APIError(400, "The offline tutor understands tool_choice 'none', 'auto', "
-                       "'required' or {'type': 'function', 'function': {'name': ...}}.",
-                       param="tool_choice")
+                       "'required', {'type': 'function', 'function': {'name': ...}} or "
+                       "{'type': 'allowed_tools', 'allowed_tools': {...}}.", param="tool_choice")
     if not offered:
         raise APIError(400, "Invalid value for 'tool_choice': 'tool_choice' is only allowed "
                        "when 'tools' are specified.", param="tool_choice")
-    if isinstance(choice, dict) and choice["function"]["name"] not in offered:
-        raise APIError(400, f"Invalid value for 'tool_choice': no tool named "
-                       f"{choice['function']['name'][:80]!r} is in 'tools' "
-                       f"({', '.join(offered)}).", param="tool_choice")
+    for name in chosen_tools(choice) or []:
+        if name not in offered:
+            raise APIError(400, f"Invalid value for 'tool_choice': no tool named "
+                           f"{str(name)[:80]!r} is in 'tools' ({', '.join(offered)}).",
+                           param="tool_choice")
+
+
+def chosen_tools(choice) -> list | None:
+    """The tools a tool_choice names (a function, or the allowed tools); None if it names none.
+
+    Example: {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [{"type":
+             "function", "function": {"name": "get_time"}}]}} -> ["get_time"]
+    """
+    if not isinstance(choice, dict):
+        return None
+    if choice.get("type") == "allowed_tools":
+        tools = (choice.get("allowed_tools") or {}).get("tools") or []
+        return [(t.get("function") or {}).get("name", t.get("name")) for t in tools
+                if isinstance(t, dict)]
+    return [(choice.get("function") or {}).get("name")]
+
+
+def _check_response_format(request: dict) -> None:
+    """Strict schemas keep strict mode's rules; json_object needs the word "json" said."""
+    form = request.get("response_format") or {}
+    spec = form.get("json_schema") or {}
+    if form.get("type") == "json_schema" and spec.get("strict"):
+        problem = strict_problem(spec.get("schema"))
+        if problem:
+            raise APIError(400, f"Invalid schema for response_format "
+                           f"'{str(spec.get('name'))[:80]}': {problem}", param="response_format")
+    if form.get("type") == "json_object" and json_word_missing(
+            [m.get("content") for m in request["messages"]]):
+        raise APIError(400, "'messages' must contain the word 'json' in some form, to use "
+                       "'response_format' of type 'json_object'.", param="messages")
+
+
+def json_word_missing(contents: list) -> bool:
+    """True if no text among the contents (strings or lists of parts) says "json", as the API
+    requires before it promises JSON: a model not told so may write whitespace forever.
+
+    Example: ["Reply in JSON."] -> False;  ["hi", [{"type": "text", "text": "hi"}]] -> True
+    """
+    for content in contents:
+        parts = content if isinstance(content, list) else [content]
+        for part in parts:
+            text = part.get("text") if isinstance(part, dict) else part
+            if isinstance(text, str) and "json" in text.lower():
+                return False
+    return True
+
+
+MAX_STRICT_NODES = 10_000  # sub-schemas looked at in one strict schema at most
+
+
+def strict_problem(schema) -> str | None:
+    """The first rule of strict mode a schema breaks, in the real API's words, or None.
+
+    Strict mode needs every object to say "additionalProperties": false and to list every
+    property in "required" (an optional field is written as one that may be null).
+    Example: {"type": "object", "properties": {"a": {"type": "string"}}}
+             -> "In context=(), 'additionalProperties' is required to be supplied and to be
+             false."
+    """
+    todo, seen = [((), schema)], 0
+    while todo and seen < MAX_STRICT_NODES:
+        path, node = todo.pop(0)
+        seen += 1
+        if not isinstance(node, dict):
+            continue
+        properties = node.get("properties")
+        if node.get("type") == "object" or isinstance(properties, dict):
+            if node.get("additionalProperties") is not False:
+                return (f"In context={path!r}, 'additionalProperties' is required to be "
+                        "supplied and to be false.")
+            required = node.get("required") if isinstance(node.get("required"), list) else []
+            missing = [k for k in properties or {} if k not in required]
+            if missing:
+                return (f"In context={path!r}, 'required' is required to be supplied and to be "
+                        f"an array including every key in properties. Missing '{missing[0]}'.")
+        for key in ("properties", "$defs", "definitions"):
+            if isinstance(node.get(key), dict):
+                todo += [(path + (key, name), sub) for name, sub in node[key].items()]
+        if isinstance(node.get("items"), dict):
+            todo.append((path + ("items",), node["items"]))
+        for key in ("anyOf", "allOf", "oneOf"):
+            if isinstance(node.get(key), list):
+                todo += [(path + (key, str(i)), sub) for i, sub in enumerate(node[key])]
+    return None
+
+
+def empty_array(param: str) -> APIError:
+    """The real API's refusal of an empty list where it needs at least one item."""
+    return APIError(400, f"Invalid '{param}': empty array. Expected an array with minimum "
+                    "length 1, but got an empty array instead.", param=param, code="empty_array")
 
 
 def _check_answers(messages: list[dict]) -> None:

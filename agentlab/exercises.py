@@ -801,4 +801,77 @@ def _describe_env(env: dict) -> str:
     return ", ".join(f"{k}={'<fake key>' if k == 'OPENAI_API_KEY' else v}" for k, v in env.items())
 
 
+# --- 09: text ReAct and code actions --------------------------------------------------------
+
+REACT_TASKS = {  # task -> what the answer must say, from the tools' own results
+    "What's the weather in Oslo?": lambda: str(get_weather(city="Oslo")["temp_c"]),
+    "What is 17 * 23 + 4?": lambda: "395",
+}
+
+
+def check_react_loop(react_loop) -> Verdict:
+    """react_loop(task, model) -> the answer, from a text-ReAct loop over the course's tools.
+
+    Tried on two tasks with the tutor, and with `tutor-base`, which writes past its turn (a
+    made-up Observation, "42", and an answer from it) unless the request's stop sequence ends
+    its reply: a loop that sends no stop, or trusts text after its Action, answers 42.
+    """
+    for model in (TUTOR, "tutor-base"):
+        for task, expected in REACT_TASKS.items():
+            answer, failed = _attempt(f"react_loop({task!r}, model={model!r})", react_loop,
+                                      task, model=model)
+            if failed is not None:
+                return failed
+            if _is_stub_result(answer):
+                return Verdict(False, f"react_loop returned {_short(answer)}: fill in the stub")
+            if not isinstance(answer, str):
+                return Verdict(False, f"return the answer's text, not {_short(answer)}")
+            if expected() not in answer:
+                hint = ("the model made that up: send stop=['Observation:'] so its reply ends "
+                        "after Action Input, and run the tool yourself" if model == "tutor-base"
+                        else "run the action's tool and send its result back as 'Observation: "
+                        "...' until the reply has an Answer")
+                return Verdict(False, f"with {model} the answer to {task!r} should say "
+                               f"{expected()}, got {_short(answer)}: {hint}")
+    return Verdict(True, f"right with the tutor and with tutor-base, e.g. {_short(answer)}")
+
+
+CODE_ALLOWED = [  # snippets an allowlist must let through (tools: get_weather, calculate)
+    "print(get_weather(city='Oslo'))",
+    "print(get_weather(city='Oslo'))\nprint(calculate(expression='2 + 2'))",
+    "final_answer('It is -3 °C in Oslo.')",
+    "result = calculate(expression='17 * 23')\nfinal_answer(result)",
+]
+CODE_REFUSED = [  # and snippets it must refuse
+    "import os\nprint(os.listdir('.'))",
+    "__import__('os').system('echo hi')",
+    "print(open('/etc/passwd').read())",
+    "exec('import os')",
+    "print(eval('1 + 1'))",
+    "print(get_weather.__globals__)",
+    "print(().__class__.__bases__[0].__subclasses__())",
+    "delete_files(path='/')",
+    "print(get_weather(city='Oslo')",  # not even Python: nothing runs
+]
+
+
+def check_code_allowlist(allowed) -> Verdict:
+    """allowed(code, tool_names) -> True only for a snippet that calls nothing but the listed
+    tools, print and final_answer: no import, no attribute, no other name called."""
+    names = ["get_weather", "calculate"]
+    for code in CODE_ALLOWED + CODE_REFUSED:
+        want = code in CODE_ALLOWED
+        got, failed = _attempt(f"allowed({code!r})", allowed, code, list(names))
+        if failed is not None:
+            return failed
+        if _is_stub_result(got):
+            return Verdict(False, f"allowed returned {_short(got)}: fill in the stub")
+        if got is not want:
+            what = "let through" if want else "refuse"
+            return Verdict(False, f"it should {what} {code!r} (return {want}), got "
+                           f"{_short(got)}")
+    return Verdict(True, f"lets {len(CODE_ALLOWED)} safe snippets through and refuses "
+                   f"{len(CODE_REFUSED)}, among them imports, open, eval and dunder attributes")
+
+
 __all__ = [name for name in dir() if name.startswith("check_")] + ["Verdict", "Run"]

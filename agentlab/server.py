@@ -10,13 +10,16 @@ stack trace. Two ways reach it:
   and parses real HTTP requests and responses; no socket is opened and no key is needed.
 - `serve()`: the same API on a real local port (`python -m agentlab serve`, http_server.py).
 
+The Responses API (POST /v1/responses) is the same tutor asked in other shapes: responses_api.py
+translates its request into a chat-completions one and the answer back.
+
 What it implements: `n` choices, `tool_choice`, `parallel_tool_calls: false` (at most one call
 a reply), `stop` sequences, the `max_tokens` / `max_completion_tokens` cap, `stream` with
 `stream_options.include_usage`. Other fields a framework sends (`store`, `metadata`, `user`,
 `top_p`, ...) are accepted and have no effect. Left out on purpose: every endpoint but
-/v1/chat/completions, /v1/models and /v1/models/{model} (a 405 names the method a path takes in
-its Allow header, see `allowed_methods`); /v1/responses gets a 404 that says how to point the
-OpenAI Agents SDK at chat completions instead.
+/v1/chat/completions, /v1/responses, /v1/models and /v1/models/{model} (a 405 names the method a
+path takes in its Allow header, see `allowed_methods`); /v1/responses/{id} gets a 404 (the
+server keeps responses only for previous_response_id).
 """
 
 from __future__ import annotations
@@ -30,15 +33,17 @@ import socket
 import time
 
 from . import tutor
-from .api_checks import APIError, check_request, parse_body
-from .streaming import EventStream, event_stream
+from . import responses_api
+from .api_checks import APIError, check_request, chosen_tools, parse_body
+from .streaming import EventStream, event_stream, response_events
 
 __all__ = ["APIError", "CannotListen", "complete", "handle", "make_transport", "sdk_http",
            "make_server", "serve"]
 
 MAX_BODY_BYTES = 1_000_000
 CREATED = 1767225600  # a fixed timestamp (2026-01-01) keeps the tutor's responses deterministic
-ENDPOINTS = "POST /v1/chat/completions and GET /v1/models"  # GET /v1/models/{model} too
+# GET /v1/models/{model} too
+ENDPOINTS = "POST /v1/chat/completions, POST /v1/responses and GET /v1/models"
 
 
 def complete(body: dict, respond=None, raw: bytes | None = None) -> tuple[dict, float]:
@@ -48,11 +53,12 @@ def complete(body: dict, respond=None, raw: bytes | None = None) -> tuple[dict, 
     reply goes through the same usage and token-cap rule as the tutor's.
     raw: the request's bytes as received, hashed for the response id (see `response_id`).
     """
-    model, messages, tools = body["model"], body["messages"], body.get("tools")
+    model, messages = body["model"], body["messages"]
+    tools, tool_choice = allowed_tools(body.get("tools"), body.get("tool_choice"))
     respond = respond or tutor.respond
     choices, completion_tokens = [], 0
     for index in range(body.get("n") or 1):
-        message = respond(model, messages, tools, body.get("tool_choice"),
+        message = respond(model, messages, tools, tool_choice,
                           parallel_tool_calls=body.get("parallel_tool_calls") is not False,
                           response_format=body.get("response_format"),
                           temperature=body.get("temperature"), seed=_seed(body, index))
@@ -68,6 +74,21 @@ def complete(body: dict, respond=None, raw: bytes | None = None) -> tuple[dict, 
                   "total_tokens": prompt_tokens + completion_tokens},
     }
     return response, tutor.think_seconds(model)
+
+
+def allowed_tools(tools, tool_choice) -> tuple:
+    """(the tools the model may call, the tool_choice to follow among them): a tool_choice of
+    type allowed_tools keeps every tool in the request (prompt caching stays intact) but lets
+    the model call only those it lists, in its mode ("auto" or "required").
+
+    Example: tools [get_time, calculate], {"type": "allowed_tools", "allowed_tools": {"mode":
+             "required", "tools": [get_time's name]}} -> ([get_time], "required")
+    """
+    if not (isinstance(tool_choice, dict) and tool_choice.get("type") == "allowed_tools"):
+        return tools, tool_choice
+    names = set(chosen_tools(tool_choice))
+    kept = [t for t in tools or [] if t["function"]["name"] in names]
+    return kept, tool_choice["allowed_tools"]["mode"]
 
 
 def response_id(body: dict, raw: bytes | None = None) -> str:
@@ -163,7 +184,7 @@ def allowed_methods(path: str) -> str | None:
     endpoint = _endpoint(path)
     if endpoint == "/models" or endpoint.startswith("/models/"):
         return "GET"
-    if endpoint == "/chat/completions":
+    if endpoint in ("/chat/completions", "/responses"):
         return "POST"
     return None
 
@@ -182,11 +203,10 @@ def extra_headers(status: int, path: str) -> dict:
 def _route(method: str, path: str, body: bytes, respond) -> tuple[int, object, float]:
     path = path.split("?")[0].rstrip("/") or "/"
     endpoint, allowed = _endpoint(path), allowed_methods(path)
-    if endpoint == "/responses" or endpoint.startswith("/responses/"):
-        raise APIError(404, f"This server does not serve the Responses API ({method[:20]} "
-                       f"{path[:100]}); it has {ENDPOINTS}. With the OpenAI Agents SDK, call "
-                       "set_default_openai_api(\"chat_completions\") before running, or give the "
-                       "agent an OpenAIChatCompletionsModel.", code="unknown_url")
+    if endpoint.startswith("/responses/"):
+        raise APIError(404, f"This server does not keep responses to fetch or delete "
+                       f"({method[:20]} {path[:100]}); it has {ENDPOINTS}. Continue a "
+                       "conversation with previous_response_id instead.", code="unknown_url")
     if allowed is None:
         raise APIError(404, f"Unknown endpoint {method[:20]} {path[:100]}; this server has "
                        f"{ENDPOINTS}.", code="unknown_url")
@@ -200,11 +220,23 @@ def _route(method: str, path: str, body: bytes, respond) -> tuple[int, object, f
         raise APIError(413, f"The request body is {len(body):,} bytes; at most "
                        f"{MAX_BODY_BYTES:,} are accepted.")
     request = parse_body(body)
+    if endpoint == "/responses":
+        return _respond(request, body, respond)
     check_request(request, tutor.PERSONAS)
     response, delay = complete(request, respond, raw=body)
     if request.get("stream"):
         include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
         return 200, event_stream(response, include_usage), delay
+    return 200, response, delay
+
+
+def _respond(request: dict, raw: bytes, respond) -> tuple[int, object, float]:
+    """POST /v1/responses: the same tutor, asked in chat-completions terms (responses_api.py)."""
+    responses_api.check(request, tutor.PERSONAS)
+    completion, delay = complete(responses_api.chat_request(request), respond, raw=raw)
+    response = responses_api.response_object(request, completion, raw)
+    if request.get("stream"):
+        return 200, response_events(response), delay
     return 200, response, delay
 
 

@@ -2,6 +2,7 @@
 plain HTTP requests that show exactly what went over the wire."""
 
 import contextlib
+import functools
 import http.client
 import json
 import pathlib
@@ -12,19 +13,29 @@ from jsonschema import Draft202012Validator
 
 from agentlab.server import make_server
 
-REFERENCE = json.loads((pathlib.Path(__file__).parent / "data"
-                        / "openai-chat-completions.openapi.json").read_text())
+DATA = pathlib.Path(__file__).parent / "data"
+REFERENCE = json.loads((DATA / "openai-chat-completions.openapi.json").read_text())
+RESPONSES_REFERENCE = json.loads((DATA / "openai-responses.openapi.json").read_text())
 GOOD = {"model": "tutor", "messages": [{"role": "user", "content": "hi"}]}
 
 
-def validator(name):
-    """A validator for one of the reference's schemas (a response, a stream chunk, an error).
+def validator(name, reference=None):
+    """A validator for one of the reference's schemas (a response, a stream chunk, an error);
+    reference: another reference description (RESPONSES_REFERENCE), chat completions' if None.
 
     It honours OpenAPI's `nullable: true` (null is allowed as well), as the API's own
     description means it: a stream chunk's `finish_reason` is required and nullable, and the
     real API sends null there in every chunk but the last.
     """
-    schema = with_nullable({**REFERENCE, "$ref": f"#/components/schemas/{name}"})
+    return _validator(name, "responses" if reference is RESPONSES_REFERENCE else "chat")
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(name: str, which: str):
+    """Built once per schema: the Responses reference is 300 schemas, and a stream checks
+    every event."""
+    reference = RESPONSES_REFERENCE if which == "responses" else REFERENCE
+    schema = with_nullable({**reference, "$ref": f"#/components/schemas/{name}"})
     return Draft202012Validator(schema)
 
 

@@ -10,12 +10,6 @@ teacher would start it; nothing reaches the network (a dummy key, tracing and te
 
 from __future__ import annotations
 
-import json
-import pathlib
-import subprocess
-import sys
-import threading
-
 import pytest
 
 # The whole module needs the `compat` extra; without it, say so and skip.
@@ -25,10 +19,7 @@ for _module, _package in [("smolagents", "smolagents"), ("agents", "openai-agent
     pytest.importorskip(_module, reason=f"{_package} is not installed: pip install -e '.[compat]'")
 
 import compat_frameworks as frameworks  # noqa: E402  (after the skips: it needs pydantic)
-from processes import free_port, stop, wait_until_answers  # noqa: E402
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-CASE_SECONDS = 30  # an upper bound for one agent run; each takes well under a second here
+from compat_serve import base_url, bounded, offline  # noqa: E402, F401
 
 
 CASES = [(framework, mode) for framework, modes in [
@@ -39,58 +30,9 @@ CASES = [(framework, mode) for framework, modes in [
 ] for mode in modes]
 
 
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    """`python -m agentlab serve` on a free local port, for the whole module."""
-    port = free_port()
-    log = tmp_path_factory.mktemp("serve") / "output.txt"  # a file: a full pipe would block it
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "agentlab", "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        assert json.loads(wait_until_answers(f"{url}/models", process, log, 15))["data"]
-        yield url
-    finally:
-        stop(process, 5)
-
-
-@pytest.fixture
-def offline(monkeypatch):
-    """A dummy key, and every framework's tracing or telemetry off, for this test only."""
-    monkeypatch.setenv("OPENAI_API_KEY", frameworks.API_KEY)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "1")
-    monkeypatch.setenv("LANGSMITH_TRACING", "false")
-    monkeypatch.setenv("LANGCHAIN_TRACING_V2", "false")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a proxy must not see local calls
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-
-
-def _bounded(function, *args, seconds: float = CASE_SECONDS):
-    """function(*args) in a daemon thread; a run that hangs fails the test instead of CI."""
-    outcome: dict = {}
-
-    def target():
-        try:
-            outcome["value"] = function(*args)
-        except BaseException as e:  # handed to the test's thread below
-            outcome["error"] = e
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        pytest.fail(f"{function.__name__}{args[:1]} still running after {seconds} s")
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
-
-
 @pytest.mark.parametrize("framework, mode", CASES)
 def test_framework_answers_the_course_task(framework, mode, base_url, offline):
-    output = _bounded(frameworks.run, framework, base_url, mode)
+    output = bounded(frameworks.run, framework, base_url, mode)
     if mode == "structured":
         assert isinstance(output, frameworks.Answer), output
         assert output.value == 403
@@ -107,7 +49,7 @@ def test_dict_returning_tools_answer_the_weather_and_country_tasks(framework, ta
                                                                    offline):
     """smolagents frames the task as "New task:\n..." and both send str() of the tools' dicts:
     no stray call for "New", and the repr is read as the data it is (outside review)."""
-    answer, calls = _bounded(frameworks.run_dict_tools, framework, base_url, task)
+    answer, calls = bounded(frameworks.run_dict_tools, framework, base_url, task)
     assert (answer, calls) == frameworks.WEATHER_TASKS[task]
 
 

@@ -504,6 +504,93 @@ def test_check_pick_client(monkeypatch):
     assert os.environ["OPENAI_API_KEY"] == "sk-outer-value-must-come-back-000000"  # restored
 
 
+# --- 09: text ReAct and code actions ---------------------------------------------------------
+
+REACT_PROMPT = """You have access to the following tools:
+> Tool Name: get_weather
+Tool Description: Get the current weather in a city.
+Tool Args: {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+> Tool Name: calculate
+Tool Description: Evaluate an arithmetic expression.
+Tool Args: {"type": "object", "properties": {"expression": {"type": "string"}}, \
+"required": ["expression"]}
+
+Answer in this format:
+Thought: what you need to do next
+Action: the tool's name (one of get_weather, calculate)
+Action Input: the tool's arguments, as a JSON object
+You will then get:
+Observation: the tool's result
+When you can answer, write:
+Answer: your answer"""
+
+
+def _react_loop(stop=("Observation:",), answer_first=False):
+    """A text-ReAct loop as notebook 09 builds it; stop=None and answer_first=True are the
+    two mistakes check_react_loop must catch."""
+    import re
+
+    from agentlab.toolkit import calculate, get_weather
+
+    tools, sdk = {"get_weather": get_weather, "calculate": calculate}, connect("tutor").sdk
+
+    def react_loop(task, model="tutor"):
+        messages = [{"role": "system", "content": REACT_PROMPT},
+                    {"role": "user", "content": task}]
+        for _ in range(6):
+            text = sdk.chat.completions.create(model=model, messages=messages,
+                                               stop=list(stop) if stop else None
+                                               ).choices[0].message.content
+            action = re.search(r"Action:\s*(\S+)\s*\nAction Input:\s*(\{.*?\})", text, re.S)
+            if "Answer:" in text and (answer_first or not action):
+                return text.split("Answer:", 1)[1].strip()
+            result = tools[action[1]](**json.loads(action[2]))
+            messages += [{"role": "assistant", "content": text},
+                         {"role": "user", "content": f"Observation: {json.dumps(result)}"}]
+        return None
+
+    return react_loop
+
+
+def test_check_react_loop():
+    assert ex.check_react_loop(_react_loop())
+    refused(ex.check_react_loop(_react_loop(stop=None, answer_first=True)),
+            "send stop=['Observation:']")
+    refused(ex.check_react_loop(lambda task, model="tutor": "It is -3 °C in Oslo."), "395")
+
+
+def _allowed(code, tool_names, *, attributes=True, parse=True):
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        if not parse:
+            raise
+        return False
+    names = set(tool_names) | {"print", "final_answer"}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or (
+                attributes and isinstance(node, ast.Attribute)):
+            return False
+        if isinstance(node, ast.Name) and node.id.startswith("__"):
+            return False
+        if isinstance(node, ast.Call) and not (
+                isinstance(node.func, ast.Name) and node.func.id in names):
+            return False
+    return True
+
+
+def test_check_code_allowlist():
+    assert ex.check_code_allowlist(_allowed)
+    refused(ex.check_code_allowlist(lambda code, names: _allowed(code, names, attributes=False)),
+            "__globals__")
+    refused(ex.check_code_allowlist(lambda code, names: _allowed(code, names, parse=False)),
+            "SyntaxError")
+    refused(ex.check_code_allowlist(lambda code, names: True), "import os")
+
+
 # --- every check -----------------------------------------------------------------------------
 
 CHECKS = sorted(n for n in dir(ex) if n.startswith("check_"))
@@ -532,6 +619,8 @@ RIGHT = {
         sum(1 for r in results if r.setting == s) for s in {r.setting for r in results}},
     "check_pick_client": lambda: connect("gpt-4o-mini") if os.environ.get("OPENAI_API_KEY")
     else connect("tutor"),
+    "check_react_loop": _react_loop(),
+    "check_code_allowlist": _allowed,
 }
 
 

@@ -9,8 +9,8 @@ import re
 import pytest
 
 ROOT = pathlib.Path(__file__).parent.parent / "notebooks"
-STUDENTS = sorted(ROOT.glob("0[1-8]*.ipynb"))
-SOLUTIONS = sorted((ROOT / "solutions").glob("0[1-8]*_solutions.ipynb"))
+STUDENTS = sorted(ROOT.glob("0[1-9]*.ipynb"))
+SOLUTIONS = sorted((ROOT / "solutions").glob("0[1-9]*_solutions.ipynb"))
 # The capstone (08) is graded by agentlab.gauntlet, not by check_ calls: tests/test_gauntlet.py
 # checks that its student notebook shows "Not yet" and its solution holds every check.
 CHAPTERS = [p for p in STUDENTS if not p.name.startswith("08")]
@@ -30,7 +30,7 @@ def shown(cell) -> str:
 
 def test_the_course_is_all_there():
     numbers = [p.name.split("_")[0] for p in STUDENTS]
-    assert numbers == ["01", "02", "03", "04a", "04b", "05", "06", "07", "08"]
+    assert numbers == ["01", "02", "03", "04a", "04b", "05", "06", "07", "08", "09"]
     assert [p.name for p in SOLUTIONS] == [p.stem + "_solutions.ipynb" for p in STUDENTS]
 
 

@@ -124,7 +124,8 @@ def test_the_unknown_path_message_names_the_path_and_the_endpoints(server):
     status, answer = post(server, "/", b"", method="GET")
     assert status == 404
     assert answer["error"]["message"] == ("Unknown endpoint GET /; this server has POST "
-                                          "/v1/chat/completions and GET /v1/models.")
+                                          "/v1/chat/completions, POST /v1/responses and GET "
+                                          "/v1/models.")
 
 
 @pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "BREW"])
@@ -232,15 +233,15 @@ def test_the_sdk_retrieves_a_model_and_hears_of_an_unknown_one(server):
         refused.value.message)
 
 
-def test_the_responses_api_is_refused_with_the_agents_sdk_fixes(server):
+def test_the_responses_api_answers_over_a_real_socket(server):
     sdk = openai.OpenAI(base_url=f"http://{server[0]}:{server[1]}/v1", api_key="unused-locally",
                         max_retries=0)
-    with pytest.raises(openai.NotFoundError) as refused:
-        sdk.responses.create(model="tutor", input="What is 2 + 2?")
-    message = refused.value.message
-    assert "does not serve the Responses API (POST /v1/responses)" in message
-    assert 'set_default_openai_api("chat_completions")' in message
-    assert "OpenAIChatCompletionsModel" in message
+    response = sdk.responses.create(model="tutor", input="What is 2 + 2?", tools=[{
+        "type": "function", "name": "calculate", "strict": False,
+        "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}}}])
+    assert response.output[-1].type == "function_call"
+    with sdk.responses.stream(model="tutor", input="hi") as stream:
+        assert stream.get_final_response().output_text
 
 
 @pytest.mark.parametrize("field, value, instead", [

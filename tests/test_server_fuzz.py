@@ -4,6 +4,7 @@ validate against the reference schema."""
 
 import http.client
 import json
+import os
 import pathlib
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, settings  # noqa: E402
 from schemathesis import checks as builtin  # noqa: E402
-from server_helpers import running_server, validator  # noqa: E402
+from server_helpers import RESPONSES_REFERENCE, running_server, validator  # noqa: E402
 
 SPEC = pathlib.Path(__file__).parent / "data" / "openai-chat-completions.openapi.json"
 schema = schemathesis.openapi.from_path(SPEC)
@@ -91,3 +92,74 @@ def statuses():
     yield seen
     if len(seen) > 50:  # the whole module ran, not a single selected case
         assert seen.count(200) >= 10 and seen.count("streamed") >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The Responses API, from its own reference description
+
+RESPONSES_SPEC = pathlib.Path(__file__).parent / "data" / "openai-responses.openapi.json"
+responses_schema = schemathesis.openapi.from_path(RESPONSES_SPEC)
+
+
+def streamed_events(base_url: str, body: dict) -> list[dict]:
+    """The request again with `stream: true`: its named events, each validated against the
+    reference's ResponseStreamEvent, the last one completing (or leaving incomplete) the
+    response."""
+    host, port = base_url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("POST", "/v1/responses", body=json.dumps({**body, "stream": True}),
+                 headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    text = response.read().decode()
+    conn.close()
+    assert response.status == 200
+    events = []
+    for block in text.split("\n\n")[:-1]:
+        name, data = block.split("\n")
+        event = json.loads(data.removeprefix("data: "))
+        assert name == f"event: {event['type']}"
+        validator("ResponseStreamEvent", RESPONSES_REFERENCE).validate(event)
+        events.append(event)
+    assert events[-1]["type"] in ("response.completed", "response.incomplete")
+    return events
+
+
+# As many cases as for chat completions; AGENTLAB_FUZZ_EXAMPLES runs more by hand (150 held).
+# A known schemathesis limit: for some counts (15 here) its negative mode draws a case it cannot
+# build from this reference ("UnsupportedSchema: a `not` whose complement is not spelled out")
+# and the test errors before any request; the cases are derandomized, so 25 always builds.
+RESPONSES_EXAMPLES = int(os.environ.get("AGENTLAB_FUZZ_EXAMPLES", "25"))
+
+
+@responses_schema.parametrize()
+@settings(max_examples=RESPONSES_EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+def test_no_responses_request_gets_a_5xx_and_every_answer_validates(case, base_url, session,
+                                                                     responses_statuses):
+    posted = isinstance(case.body, dict)
+    if posted:
+        case.body["model"] = "tutor"  # reach the tutor: an unknown model is only a 404
+        case.body.pop("stream", None)  # streams are checked below, on every accepted request
+        case.body.pop("previous_response_id", None)  # a made-up id is only a 400
+    response = case.call(base_url=base_url, session=session, timeout=10)
+    case.validate_response(response, checks=CHECKS)
+    responses_statuses.append(response.status_code)
+    if posted and response.status_code == 200:
+        events = streamed_events(base_url, case.body)
+        assert _without_ids(events[-1]["response"]["output"]) == _without_ids(
+            response.json()["output"])
+        responses_statuses.append("streamed")
+
+
+def _without_ids(output: list[dict]) -> list[dict]:
+    """Output items without their ids (an id is a hash of the request, which `stream` changes)."""
+    return [{k: v for k, v in item.items() if k != "id"} for item in output]
+
+
+@pytest.fixture(scope="module")
+def responses_statuses():
+    """As `statuses`: the fuzzing must reach the tutor, not only get refused."""
+    seen = []
+    yield seen
+    if len(seen) > 20:  # the whole module ran, not a single selected case
+        assert seen.count(200) >= 3 and seen.count("streamed") >= 1, seen

@@ -350,7 +350,8 @@ def test_the_options_reach_the_model():
         seen.update(options, tool_choice=tool_choice)
         return {"role": "assistant", "content": "ok"}
 
-    body = json.dumps({**GOOD, "tools": SCHEMAS, "tool_choice": "required", "seed": 3,
+    body = json.dumps({**GOOD, "messages": [{"role": "user", "content": "hi, in JSON"}],
+                       "tools": SCHEMAS, "tool_choice": "required", "seed": 3,
                        "temperature": 0.7, "parallel_tool_calls": False,
                        "response_format": {"type": "json_object"}}).encode()
     assert handle("POST", "/v1/chat/completions", body, respond=records)[0] == 200
@@ -574,3 +575,91 @@ def test_in_process_a_405_carries_its_allow_header_and_a_model_can_be_retrieved(
     assert refused.value.status_code == 405
     assert refused.value.response.headers["Allow"] == "GET"
     assert client.models.retrieve("tutor").id == "tutor"
+
+
+# ---------------------------------------------------------------------------------------------
+# What the real API refuses, refused the same way (issue 22), and what it accepts (issue 21)
+
+LOOSE = {"type": "object", "properties": {"expression": {"type": "string"}}}
+
+
+@pytest.mark.parametrize("fields, param, code", [
+    ({"tools": []}, "tools", "empty_array"),
+    ({"messages": [{"role": "user", "content": []}]}, "messages[0].content", "empty_array"),
+    ({"tools": [{"type": "function", "function": {"name": "calculate", "strict": True,
+                                                  "parameters": LOOSE}}]},
+     "tools[0].function.parameters", "invalid_function_parameters"),
+    ({"tools": [{"type": "function", "function": {"name": "calculate", "strict": True,
+                                                  "parameters": {**LOOSE,
+                                                                 "additionalProperties": False}}}]},
+     "tools[0].function.parameters", "invalid_function_parameters"),
+    ({"response_format": {"type": "json_schema", "json_schema": {
+        "name": "A", "strict": True, "schema": {**LOOSE, "required": ["expression"]}}}},
+     "response_format", None),
+    ({"response_format": {"type": "json_object"}}, "messages", None),
+])
+def test_what_the_real_api_refuses_is_refused_with_its_code(fields, param, code):
+    status, payload = ask(**fields)
+    assert status == 400, payload
+    validator("ErrorResponse").validate(payload)
+    assert (payload["error"]["param"], payload["error"]["code"]) == (param, code)
+
+
+def test_a_strict_schema_message_names_the_rule_and_where():
+    nested = {"type": "object", "additionalProperties": False, "required": ["inner"],
+              "properties": {"inner": LOOSE}}
+    status, payload = ask(response_format={"type": "json_schema", "json_schema": {
+        "name": "A", "strict": True, "schema": nested}})
+    assert payload["error"]["message"] == (
+        "Invalid schema for response_format 'A': In context=('properties', 'inner'), "
+        "'additionalProperties' is required to be supplied and to be false.")
+
+
+def test_a_strict_schema_that_keeps_the_rules_and_json_said_are_accepted():
+    strict = {**LOOSE, "required": ["expression"], "additionalProperties": False}
+    assert ask(tools=[{"type": "function", "function": {
+        "name": "calculate", "strict": True, "parameters": strict}}])[0] == 200
+    assert ask(messages=[{"role": "user", "content": [{"type": "text", "text": "As JSON:"}]}],
+               response_format={"type": "json_object"})[0] == 200
+
+
+def test_allowed_tools_is_accepted_and_limits_the_calls():
+    status, payload = ask(messages=[{"role": "user", "content": TASK}], tools=SCHEMAS,
+                          tool_choice={"type": "allowed_tools", "allowed_tools": {
+                              "mode": "required",
+                              "tools": [{"type": "function", "function": {"name": "get_time"}}]}})
+    assert status == 200, payload
+    calls = payload["choices"][0]["message"]["tool_calls"]
+    assert [c["function"]["name"] for c in calls] == ["get_time"]
+    assert ask(tools=SCHEMAS, tool_choice={"type": "allowed_tools", "allowed_tools": {
+        "mode": "auto", "tools": [{"type": "function", "function": {"name": "nope"}}]}}
+    )[1]["error"]["param"] == "tool_choice"
+
+
+@pytest.mark.parametrize("parts", [["17 * 23 = 391"], ['{"result": ', "391}"], ["3", "91"]])
+def test_a_tool_result_sent_as_text_parts_is_read_and_not_asked_again(parts):
+    messages = [{"role": "user", "content": "What is 17 * 23?"},
+                asked(call(arguments='{"expression": "17 * 23"}')),
+                {"role": "tool", "tool_call_id": "c1",
+                 "content": [{"type": "text", "text": p} for p in parts]}]
+    status, payload = ask(messages=messages, tools=SCHEMAS)
+    message = payload["choices"][0]["message"]
+    assert "tool_calls" not in message and "391" in message["content"]
+
+
+def test_a_recursive_schema_gets_json_that_fits_it():
+    from jsonschema import Draft202012Validator
+
+    node = {"type": "object", "additionalProperties": False,
+            "required": ["name", "next", "children"],
+            "properties": {"name": {"type": "string"},
+                           "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
+                           "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}
+    for schema in ({"$defs": {"Node": node}, "$ref": "#/$defs/Node"},
+                   {**node, "properties": {**node["properties"], "children": {
+                       "type": "array", "items": {"$ref": "#"}}}, "$defs": {"Node": node}}):
+        status, payload = ask(response_format={"type": "json_schema", "json_schema": {
+            "name": "Tree", "strict": True, "schema": schema}})
+        value = json.loads(payload["choices"][0]["message"]["content"])
+        Draft202012Validator(schema).validate(value)  # no [null] child, nor a null name
+        assert value["children"] == []

@@ -10,6 +10,7 @@ saying why, or an answer written from the tools' results. It knows only what the
     planning.py     which tool calls the task needs next
     answers.py      sentences from results; the reasoning sentence before calls
     structured.py   JSON for response_format and for "final answer" tools
+    text_protocols.py  tools described in the prompt (ReAct, code actions), read and written
     personas.py     the well-behaved tutor and its misbehaving twins, one small function each
     variance.py     how it strays when asked for temperature > 0 (rates documented there:
                     extra step 20%, wrong first tool 10%, malformed argument 10% at
@@ -30,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from . import answers, planning, structured
+from . import answers, planning, structured, text_protocols
 from .personas import TABLE, VERBOSE_TOKENS, Reply, Turn, as_calls
 from .planning import ToolSpec, is_output_tool, tool_specs
 from .reading import field, read
@@ -53,13 +54,23 @@ def respond(model: str, messages: list[dict], tools: list[dict] | None = None,
 
     The arguments are the request's fields of the same names, already checked by the server.
     """
+    protocol = text_protocols.read_protocol(messages, tools)
+    if protocol:  # tools described in the prompt: read as if they were sent natively
+        messages, tools, parallel_tool_calls = protocol.messages, protocol.tools, (
+            protocol.kind == "code")
     episode = read(messages)
     turn = Turn(episode, Task(episode.task), tool_specs(tools))
     reply = well_behaved_reply(turn)
     reply = stray(reply, Dice(temperature, seed, messages), turn)
     reply = TABLE.get(model, TABLE["tutor"]).behave(turn, reply)
     reply = follow_tool_choice(reply, turn, tool_choice, parallel_tool_calls)
-    return as_message(reply, turn, response_format)
+    if protocol:
+        thought = _reasoning(reply, turn, False) if reply.calls else None
+        output_tools = {t.name for t in turn.tools if is_output_tool(t)}
+        past_its_turn = TABLE.get(model, TABLE["tutor"]).writes_past_its_turn
+        return {"role": "assistant", "content": protocol.write(
+            reply.calls, thought, reply.text, output_tools, past_its_turn)}
+    return as_message(reply, turn, response_format, messages)
 
 
 def well_behaved_reply(turn: Turn) -> Reply:
@@ -74,7 +85,7 @@ def well_behaved_reply(turn: Turn) -> Reply:
     text = answers.answer(turn.task, seen, names)
     output_tool = _unused_output_tool(turn)
     if output_tool:
-        arguments = structured.fill(output_tool.parameters, seen, text)
+        arguments = structured.fill(output_tool.parameters, seen, text, text=turn.task.text)
         return Reply([(output_tool.name, json.dumps(arguments))], text,
                      f"I have what I need, so I'll give my answer through {output_tool.name}.")
     return Reply([], text)
@@ -159,7 +170,8 @@ def _call_from_schema(spec: ToolSpec | None, name: str, turn: Turn, text: str) -
         return name, "{}"
     arguments, _ = planning.fill_arguments(spec, turn.task, {})
     if arguments is None or is_output_tool(spec):
-        arguments = structured.fill(spec.parameters, turn.episode.observations, text)
+        arguments = structured.fill(spec.parameters, turn.episode.observations, text,
+                                    text=turn.task.text)
     return name, json.dumps(arguments)
 
 
@@ -171,9 +183,21 @@ def _reasoning(reply: Reply, turn: Turn, wants_json: bool) -> str | None:
     return reply.thought or answers.thought(reply.calls, turn.episode.observations, descriptions)
 
 
-def as_message(reply: Reply, turn: Turn, response_format) -> dict:
-    """The reply as a chat-completions assistant message."""
+def as_message(reply: Reply, turn: Turn, response_format, messages=()) -> dict:
+    """The reply as a chat-completions assistant message.
+
+    JSON is written when response_format asks for it, and also when the conversation asks
+    for JSON and writes a schema into its messages (instructor's JSON and MD_JSON modes):
+    then inside a ```json fence if it asks for one.
+    """
     wants_json, schema = structured.schema_of(response_format)
+    fenced = False
+    if schema is None and not reply.calls:
+        written = structured.schema_in_messages(messages)
+        asked, fenced = structured.asks_for_json(messages)
+        if written is not None and (wants_json or asked):
+            wants_json, schema = True, written
+        fenced = fenced and not structured.schema_of(response_format)[0]
     if reply.calls:
         calls = [{"id": f"call_{turn.episode.turn}_{i}", "type": "function",
                   "function": {"name": name, "arguments": arguments}}
@@ -182,9 +206,12 @@ def as_message(reply: Reply, turn: Turn, response_format) -> dict:
                 "tool_calls": calls}
     content = reply.text
     if wants_json:
-        value = structured.fill(schema, turn.episode.observations, content) if (
+        value = structured.fill(schema, turn.episode.observations, content,
+                                text=turn.task.text) if (
             schema is not None) else {"answer": content}
         content = json.dumps(value, ensure_ascii=False)
+    if fenced and wants_json:
+        content = f"```json\n{content}\n```"
     return {"role": "assistant", "content": content}
 
 

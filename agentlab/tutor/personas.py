@@ -124,6 +124,9 @@ class Persona:
     behave: object          # (Turn, Reply) -> Reply
     description: str
     think_seconds: float = 0.0  # how long it 'thinks' before each reply
+    # In a protocol written as text, does it write past the end of its turn (the Observation
+    # too, made up), as a base model does when no stop sequence ends its reply?
+    writes_past_its_turn: bool = False
 
 
 TABLE = {
@@ -141,6 +144,9 @@ TABLE = {
                           "request", think_seconds=1.0),
     "tutor-gullible": Persona(gullible, "obeys instructions it finds inside tool results "
                               "(prompt injection)"),
+    "tutor-base": Persona(well_behaved, "like a base model in a text protocol (ReAct): writes "
+                          "past its turn, inventing the Observation, unless a stop sequence "
+                          "ends its reply", writes_past_its_turn=True),
 }
 
 

@@ -130,6 +130,12 @@ RULES = [  # (words in a tool's name, the rule that plans its calls); in the ord
 
 
 def rule_for(tool: ToolSpec):
+    """The rule that plans a tool's calls, by the words of its name; none for a name written
+    like a class (MathAnswer, Calc, Weather): that is the shape of an answer (instructor's
+    tools mode names its tool after the response model), not a service to look things up in.
+    """
+    if tool.name[:1].isupper():
+        return None
     name = tool.name.lower()
     return next((rule for words, rule in RULES if any(w in name for w in words)), None)
 
@@ -171,7 +177,12 @@ def plan(task: Task, tools: list[ToolSpec], observations: list[Observation]) -> 
         for tool in tools:
             if rule_for(tool) is rule:
                 for _, arguments in rule(task, tool, observations):
-                    want(tool, arguments)
+                    complete, missing = _with_required(tool, task, arguments)
+                    if complete is not None:
+                        want(tool, complete)
+                    elif not result.missing:  # never a call without its required fields
+                        description = field(tool.properties.get(missing), "description", str, "")
+                        result.missing.append((tool.name, missing, description))
     for tool in tools:
         if rule_for(tool) or is_output_tool(tool) or not (task.words & tool.words):
             continue
@@ -182,6 +193,21 @@ def plan(task: Task, tools: list[ToolSpec], observations: list[Observation]) -> 
             description = field(tool.properties[missing], "description", str, "")
             result.missing.append((tool.name, missing, description))
     return result
+
+
+def _with_required(tool: ToolSpec, task: Task, arguments: dict) -> tuple[dict | None, str | None]:
+    """A rule's arguments with the tool's other required ones filled from the task:
+    (arguments, None), or (None, the first required one the task does not give).
+
+    Example: weather(city, date) required, the rule gave {"city": "Oslo"}, the task names no
+             date -> (None, "date")
+    """
+    if all(name in arguments for name in tool.required):
+        return arguments, None
+    filled, missing = fill_arguments(tool, task, arguments)
+    if filled is None:
+        return None, missing
+    return {**filled, **arguments}, None
 
 
 def _answered_already(tool: ToolSpec, arguments: dict, worked: list[dict]) -> bool:
@@ -208,8 +234,9 @@ def fill_arguments(tool: ToolSpec, task: Task, special: dict) -> tuple[dict | No
     Example: order_pizza(topping: str, count: int) and 'Order 3 pizzas with "mushroom"'
              -> ({"topping": "mushroom", "count": 3}, None)
     """
-    numbers = list(task.numbers)
-    strings = task.quoted + task.places
+    given = [v for v in special.values() if v is not None]  # a value given is not reused
+    numbers = [n for n in task.numbers if n not in given]
+    strings = [s for s in task.quoted + task.places if s not in given]
     arguments = {}
     for name, schema in tool.properties.items():
         value = special.get(name)

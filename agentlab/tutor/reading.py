@@ -58,9 +58,11 @@ def field(record, key: str, kind, default=None):
     return value if isinstance(value, kind) else default
 
 
-def text_of(message: dict) -> str:
+def text_of(message: dict, joiner: str = " ") -> str:
     """A message's text, whether its content is a string or a list of content parts.
 
+    joiner: put between parts; a tool result's parts are one text cut up, so they are joined
+    with nothing, as the API joins them for the model.
     Example: {"content": [{"type": "text", "text": "hi"}, {"type": "image_url"}]} -> "hi"
     """
     content = message.get("content")
@@ -68,7 +70,7 @@ def text_of(message: dict) -> str:
         return content
     if isinstance(content, list):
         parts = [p.get("text") for p in content if isinstance(p, dict)]
-        return " ".join(p for p in parts if isinstance(p, str))
+        return joiner.join(p for p in parts if isinstance(p, str))
     return ""
 
 
@@ -79,7 +81,7 @@ def read(messages: list) -> Episode:
     messages = as_api_messages([m for m in messages if isinstance(m, dict)])
     episode = messages[_episode_start(messages):]
     task = next((text_of(m) for m in episode if m.get("role") == "user"), "")
-    results = {m.get("tool_call_id"): text_of(m) for m in episode if m.get("role") == "tool"}
+    results = {m.get("tool_call_id"): text_of(m, "") for m in episode if m.get("role") == "tool"}
     calls = [c for m in episode if m.get("role") == "assistant" for c in _calls_of(m)]
     observations = [_observation(c, results[c["id"]]) for c in calls
                     if field(c, "id", str) in results]

@@ -17,15 +17,26 @@ minItems/maxItems. Left out on purpose: pattern, format and other string rules.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 
 from .planning import kind_of
-from .reading import Observation, field
-from .words import content_words
+from .reading import Observation, field, text_of
+from .words import Task, content_words
 
 MAX_DEPTH = 12  # schemas nested (or recursing through $ref) deeper than this get null
 MAX_VALUES = 5_000  # values built for one schema at most: a self-referring schema stays small
 SYNONYMS = {"time": {"now", "datetime", "date"}, "value": {"result"}, "number": {"result"},
-            "temperature": {"temp"}, "city": {"capital"}}
+            "temperature": {"temp"}, "city": {"capital"},
+            # a field named for a unit takes a value in that unit: temp_c is Celsius
+            "celsius": {"c", "temp"}, "fahrenheit": {"f"}, "kelvin": {"k"}}
+UNITS = {"c": "celsius", "celsius": "celsius", "f": "fahrenheit", "fahrenheit": "fahrenheit",
+         "k": "kelvin", "kelvin": "kelvin", "km": "km", "kilometers": "km", "miles": "miles",
+         "mi": "miles", "usd": "usd", "eur": "eur"}  # a word of a name -> the unit it names
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+NEAR = 40  # characters: a number this close to a field's word in the prose is its value
+WRITERS = ("system", "developer", "user")  # the roles whose schema is the one to fill
+MAX_SCHEMA_SEARCH = 200  # "{" positions tried per message when looking for a written schema
 PROSE = {"answer", "text", "response", "summary", "message", "content", "explanation", "reason",
          "reply", "output", "final"}
 
@@ -65,14 +76,28 @@ def _fields(result) -> dict:
 class Filler:
     """Builds a value for a schema from the facts and the prose answer."""
 
-    def __init__(self, facts: list[Fact], prose: str, root_schema):
+    def __init__(self, facts: list[Fact], prose: str, root_schema, text: str = ""):
         self.facts, self.prose, self.root = facts, prose, root_schema
         self.built = 0
+        # With no tool results, the facts come from the conversation's own text (text):
+        # the names and numbers it gives, each used once, in order.
+        self.text = text if not facts else ""
+        task = Task(self.text)
+        self.names = list(task.places) + list(task.quoted)
+        self.numbers = [(m.start(), m[0]) for m in _NUMBER.finditer(self.text[:100_000])]
+        self.expanding = ["#"]  # the $refs being built, outermost first: the root is one
 
     def value(self, schema, name: str = "", depth: int = 0):
         self.built += 1
         if self.built > MAX_VALUES:
             return None
+        ref = field(schema, "$ref", str)
+        if ref is not None and ref not in self.expanding:
+            self.expanding.append(ref)
+            try:
+                return self.value(self._resolve(schema, depth), name, depth + 1)
+            finally:
+                self.expanding.pop()
         schema = self._resolve(schema, depth)
         if schema is True or schema == {}:
             return self._string(name)
@@ -84,7 +109,11 @@ class Filler:
             return self._choice(schema["enum"])
         for key in ("anyOf", "oneOf", "allOf"):
             options = field(schema, key, list, [])
-            not_null = [s for s in options if kind_of(self._resolve(s, depth)) != "null"]
+            # A form that would build this very schema again (a tree's optional child) is
+            # taken last: null or another form ends the recursion.
+            options = sorted(options, key=self.recursive)
+            not_null = [s for s in options if kind_of(self._resolve(s, depth)) != "null"
+                        and not self.recursive(s)]
             if options:
                 return self.value((not_null or options)[0], name, depth + 1)
         if field(schema, "properties", dict) is not None:
@@ -118,9 +147,18 @@ class Filler:
         items = schema.get("items", schema.get("prefixItems", True))
         if isinstance(items, list):  # one schema per position
             return [self.value(s, name, depth + 1) for s in items[:50]]
+        if self.recursive(items) and not field(schema, "minItems", int, 0):
+            return []  # a tree's children: none, rather than a tree as deep as MAX_DEPTH
         least, most = field(schema, "minItems", int, 1), field(schema, "maxItems", int, 50)
         count = max(0, min(max(least, 1), most, 50))
         return [self.value(items, name, depth + 1)] * count
+
+    def recursive(self, schema) -> bool:
+        """Does this schema point back at one being built (a $ref to itself or an outer one)?
+
+        Example: {"$ref": "#"} inside the root schema -> True
+        """
+        return field(schema, "$ref", str) in self.expanding
 
     def _resolve(self, schema, depth: int):
         """Follow a local "$ref": "#/$defs/Name" (what pydantic writes for nested models)."""
@@ -136,11 +174,14 @@ class Filler:
     def _fact(self, name: str, kind):
         """The value of the fact that best matches a field's name, among values of one kind."""
         words = {w for w in name.lower().replace("-", "_").split("_") if w}
+        unit = _unit(words)
         words |= {s for w in words for s in SYNONYMS.get(w, ())}
         best, best_score = None, 0
         for fact in self.facts:
             if not isinstance(fact.value, kind) or isinstance(fact.value, bool) != (kind is bool):
                 continue  # True is an int in Python: a flag is not a number
+            if unit and _unit(fact.key_words) not in (None, unit):
+                continue  # a field in Fahrenheit never takes temp_c, however alike the names
             score = 2 * len(words & fact.key_words) + len(words & fact.words)
             if score > best_score:
                 best, best_score = fact.value, score
@@ -150,20 +191,42 @@ class Filler:
         if name.lower() in PROSE or not name:
             return self.prose
         found = self._fact(name, str)
+        if found is None and self.names:  # the next name the conversation gives
+            return self.names.pop(0)
         if found is None:
             return self.prose
         return found
 
     def _number(self, name: str):
         found = self._fact(name, (int, float))
-        if found is None:  # no field matches: the first number a tool gave, if any
-            found = next((f.value for f in self.facts if _is_number(f.value)), 0)
+        if found is None and self.text and name.lower() not in PROSE:
+            found = self._number_in_text(name)  # (an "answer" is not any number the task has)
+        if found is None:  # no field matches: the latest number a tool gave (the last step
+            # of a chain, such as a conversion), if any
+            found = next((f.value for f in reversed(self.facts) if _is_number(f.value)), 0)
         return found
+
+    def _number_in_text(self, name: str):
+        """The number the text gives for a field: the one nearest a word of its name ("14
+        million people" for population_millions), else the next one not used yet."""
+        stems = {w.rstrip("s") for w in name.lower().replace("-", "_").split("_") if len(w) > 2}
+        at = [m.start() for s in stems for m in re.finditer(re.escape(s), self.text.lower())]
+        near = [(min(abs(start - a) for a in at), i) for i, (start, _) in enumerate(self.numbers)
+                if at and min(abs(start - a) for a in at) <= NEAR]
+        if not near and not self.numbers:
+            return None
+        _, chosen = self.numbers.pop(min(near)[1] if near else 0)
+        return float(chosen) if "." in chosen else int(chosen)
 
     def _choice(self, options: list):
         words = content_words(self.prose)
         named = [o for o in options if content_words(str(o)) and content_words(str(o)) <= words]
         return (named or options)[0]
+
+
+def _unit(words: set[str]) -> str | None:
+    """The unit a name's words name, if any. Example: {"temp", "f"} -> "fahrenheit" """
+    return next((UNITS[w] for w in sorted(words) if w in UNITS), None)
 
 
 def _is_number(value) -> bool:
@@ -185,9 +248,46 @@ def _bounded(number, schema: dict, kind: str):
     return number
 
 
-def fill(schema, observations: list[Observation], prose: str):
-    """A JSON value for the schema, from the episode's results and the prose answer."""
-    return Filler(facts_from(observations), prose, schema).value(schema)
+def fill(schema, observations: list[Observation], prose: str, text: str = ""):
+    """A JSON value for the schema, from the episode's results and the prose answer; with no
+    results, from the names and numbers of `text` (the conversation)."""
+    return Filler(facts_from(observations), prose, schema, text).value(schema)
+
+
+def schema_in_messages(messages: list) -> dict | None:
+    """A JSON schema written into the messages' text (instructor's JSON and MD_JSON modes,
+    agno's JSON mode, CrewAI's converter): the first JSON object with "properties".
+
+    Example: [system "... match the following json_schema: {"properties": {"a": ...}, ...}"]
+             -> {"properties": {"a": ...}, ...}
+    """
+    decoder = json.JSONDecoder()
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict) or message.get("role") not in WRITERS:
+            continue  # a schema a tool returned, or the model wrote, is data, not the ask
+        text = text_of(message)
+        start = text.find("{")
+        for _ in range(MAX_SCHEMA_SEARCH):
+            if start < 0:
+                break
+            try:
+                value, end = decoder.raw_decode(text, start)
+            except (ValueError, RecursionError):
+                start = text.find("{", start + 1)
+                continue
+            if isinstance(value, dict) and isinstance(value.get("properties"), dict):
+                return value
+            start = text.find("{", end)
+    return None
+
+
+def asks_for_json(messages: list) -> tuple[bool, bool]:
+    """(does the conversation ask for JSON, inside a ```json fence?), from its text.
+
+    Example: [user "Return the JSON within a ```json codeblock."] -> (True, True)
+    """
+    text = " ".join(text_of(m) for m in messages if isinstance(m, dict))[:200_000].lower()
+    return "json" in text, "```json" in text
 
 
 def schema_of(response_format) -> tuple[bool, object]:

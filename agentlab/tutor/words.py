@@ -25,6 +25,15 @@ also then if look find search check use compute calculate celsius fahrenheit utc
 population currency country weather time temperature there here than more less so take some
 any much many very need want know like hi hello hey thanks summarise summarize write
 explain show translate""".split())
+# Words a prompt capitalises for emphasis or as a label, never names of places: framework
+# boilerplate ("you MUST return", "Format:", "OpenAPI", "City:"), schema and protocol words.
+# A word in capitals of four letters or more ("MUST", "JSON", "NEVER") is never a name either;
+# shorter ones may be (USA, UK, NYC).
+BOILERPLATE = set("""format openapi city country name field fields schema json json_schema
+output input return returns extract answer final response example examples note important
+thought action observation question task tool tools code python markdown respond provide
+make ensure remember must never always only yes true false null none string number integer
+object array boolean title description properties required type value result""".split())
 _CAPITALISED = re.compile(r"[A-Z][a-zA-Z'-]*(?:[ \t]+[A-Z][a-zA-Z'-]*)*")
 _AFTER_PREPOSITION = re.compile(  # a lookahead: "in oslo or in new york" gives both places
     r"\b(?:in|of|for|at)[ \t]+(?=((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*"
@@ -88,7 +97,8 @@ class Task:
         # The task's framing ("New task:", "Task:") is not a name when the task names anything
         # else, even a word that only starts a sentence ("Lima! Is it warm in summer?" names
         # Lima): a sentence's first word is dropped only by a stopword, never by ranking.
-        keep = min(max(sureness.values(), default=SURE), SENTENCE_START)
+        names = {key: name for key, name in names.items() if not _boilerplate(name)}
+        keep = min(max((sureness[key] for key in names), default=SURE), SENTENCE_START)
         names = {key: name for key, name in names.items() if sureness[key] >= keep}
         return _first(names.values(), MAX_NAMES)
 
@@ -135,6 +145,15 @@ class _Capitals:
     def _in_heading(self, at: int) -> bool:
         i = bisect.bisect_right(self.heading_starts, at) - 1
         return i >= 0 and at < self.headings[i][1]
+
+
+def _boilerplate(name: str) -> bool:
+    """Is every word of a phrase prompt boilerplate rather than part of a name?
+
+    Example: "MUST" -> True;  "Format" -> True;  "Mexico City" -> False;  "USA" -> False
+    """
+    return all(word.lower() in BOILERPLATE or (word.isupper() and len(word) >= 4)
+               for word in name.split())
 
 
 def _first(items, n: int) -> list:

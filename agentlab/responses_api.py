@@ -1,0 +1,313 @@
+"""OpenAI's Responses API (`POST /v1/responses`), served by the same tutor as chat completions.
+
+The Responses API says the same things as chat completions in other shapes, so this file only
+translates, both ways, and the tutor and its usage and token-cap rule (server.complete) stay
+the one place that decides what to answer:
+
+    request  input items -> messages: a message item -> a chat message; function_call items ->
+             one assistant message with tool_calls; function_call_output -> a tool message;
+             instructions -> a system message first; tools {"type": "function", "name", ...}
+             -> chat tools; text.format -> response_format; max_output_tokens -> the token cap
+    response the assistant message -> output items: a message item with one output_text part,
+             then one function_call item per call; usage as input/output tokens
+
+Checked as the real API checks (api_checks.py): OpenAI's published CreateResponse schema
+(openai_responses_schema.py), each input item against the schema its type picks, every
+function_call answered by a function_call_output with its call_id and no output for a call
+never made, strict schemas, and json_object only when the input says "json".
+
+previous_response_id: a stored response (store is true by default, as on the real API) is
+kept in memory, its input and output, so the next request can continue from it; the last
+STORED_RESPONSES are kept, an older or unknown id gets the API's 400. Streaming (`stream:
+true`) sends the events a real response sends, in order (streaming.response_events).
+
+Left out on purpose: built-in tools (web search, file search, computer use, ...), custom tools
+and other item types the tutor cannot act on are refused with a 400 that names them; images,
+files, reasoning and background mode; GET/DELETE of a stored response.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import json
+import threading
+
+from .api_checks import APIError, json_word_missing, strict_problem, validate
+
+STORED_RESPONSES = 1_000  # responses kept for previous_response_id, the oldest dropped first
+# The schema each kind of input item is checked against; any other kind is refused.
+ITEM_SCHEMAS = {"message": "EasyInputMessage", "function_call": "FunctionToolCall",
+                "function_call_output": "FunctionCallOutputItemParam",
+                "reasoning": "ReasoningItem"}
+TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
+
+_stored: collections.OrderedDict[str, list[dict]] = collections.OrderedDict()
+_stored_lock = threading.Lock()  # the HTTP server answers requests on several threads
+
+
+def check(request: dict, models) -> None:
+    """Refuse (raise APIError) a Responses request the real API would refuse, or the tutor
+    cannot serve. The schema sees the input items and tools as plain lists; each item and tool
+    is then checked against the schema its type picks, so that an error names the item it is
+    about (input[2].call_id) rather than "input matches no definition"."""
+    model = request.get("model")
+    if not isinstance(model, str):
+        raise APIError(400, "'model' is required and must be a string.", param="model")
+    if model not in models:
+        raise APIError(404, f"The model '{model[:100]}' does not exist here. The offline tutor "
+                       f"serves: {', '.join(models)}.", param="model", code="model_not_found")
+    validate("CreateResponseChecked", request)
+    items = request.get("input")
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        _check_item(i, item)
+    for i, tool in enumerate(request.get("tools") or []):
+        _check_tool(i, tool)
+    _check_tool_choice(request.get("tool_choice"), _tool_names(request))
+    _check_format(request)
+
+
+def _check_item(i: int, item) -> None:
+    if not isinstance(item, dict):
+        raise APIError(400, f"Invalid 'input[{i}]': each input item must be an object.",
+                       param=f"input[{i}]")
+    kind = item.get("type", "message")
+    if not isinstance(kind, str) or kind not in ITEM_SCHEMAS:
+        raise APIError(400, f"The offline tutor cannot read input items of type "
+                       f"{str(kind)[:60]!r}; it reads {', '.join(ITEM_SCHEMAS)}.",
+                       param=f"input[{i}].type")
+    schema = ITEM_SCHEMAS[kind]
+    if kind == "message" and item.get("role") == "assistant" and _has_output_parts(item):
+        schema = "OutputMessage"  # an earlier answer sent back as the API gave it
+    validate(schema, item, prefix=f"input[{i}].")
+    if kind == "message" and item.get("content") == []:
+        raise APIError(400, f"Invalid 'input[{i}].content': empty array. Expected an array "
+                       "with minimum length 1, but got an empty array instead.",
+                       param=f"input[{i}].content", code="empty_array")
+
+
+def _has_output_parts(item: dict) -> bool:
+    content = item.get("content")
+    return isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") in ("output_text", "refusal") for p in content)
+
+
+def _check_tool(i: int, tool) -> None:
+    if not isinstance(tool, dict) or tool.get("type") != "function":
+        kind = tool.get("type") if isinstance(tool, dict) else None
+        raise APIError(400, f"The offline tutor can use only function tools ({{'type': "
+                       f"'function', 'name': ..., 'parameters': {{...}}}}), not "
+                       f"{str(kind)[:60]!r}.", param=f"tools[{i}].type")
+    validate("FunctionTool", tool, prefix=f"tools[{i}].")
+    if tool.get("strict") and isinstance(tool.get("parameters"), dict):
+        problem = strict_problem(tool["parameters"])
+        if problem:
+            raise APIError(400, f"Invalid schema for function '{tool['name'][:80]}': {problem}",
+                           param=f"tools[{i}].parameters", code="invalid_function_parameters")
+
+
+def _tool_names(request: dict) -> list[str]:
+    return [t["name"] for t in request.get("tools") or []]
+
+
+def _check_tool_choice(choice, offered: list[str]) -> None:
+    if choice is None or choice in ("auto", "none", "required"):
+        return
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if kind == "function":
+        wanted = [choice.get("name")]
+    elif kind == "allowed_tools":
+        wanted = [t.get("name") for t in choice.get("tools") or [] if isinstance(t, dict)]
+    else:
+        raise APIError(400, "The offline tutor understands tool_choice 'none', 'auto', "
+                       "'required', {'type': 'function', 'name': ...} or {'type': "
+                       "'allowed_tools', ...}.", param="tool_choice")
+    for name in wanted:
+        if name not in offered:
+            raise APIError(400, f"Tool choice '{str(name)[:80]}' not found in 'tools' "
+                           "parameter.", param="tool_choice")
+
+
+def _check_format(request: dict) -> None:
+    form = (request.get("text") or {}).get("format") or {}
+    if form.get("type") == "json_schema" and form.get("strict"):
+        problem = strict_problem(form.get("schema"))
+        if problem:
+            raise APIError(400, f"Invalid schema for response_format "
+                           f"'{str(form.get('name'))[:80]}': {problem}",
+                           param="text.format.schema", code="invalid_json_schema")
+    if form.get("type") == "json_object":
+        texts = [request.get("instructions") or ""]
+        texts += [m.get("content") for m in as_messages(request, check_links=False)]
+        if json_word_missing(texts):
+            raise APIError(400, "Response input messages must contain the word 'json' in some "
+                           "form to use 'text.format' of type 'json_object'.",
+                           param="input")
+
+
+# ---------------------------------------------------------------------------------------------
+# Request: the Responses shapes as a chat-completions request
+
+
+def chat_request(request: dict) -> dict:
+    """The chat-completions request that asks the tutor the same thing.
+
+    Example: {"model": "tutor", "input": "hi", "instructions": "Be brief."}
+             -> {"model": "tutor", "messages": [system "Be brief.", user "hi"]}
+    """
+    chat = {"model": request["model"], "messages": as_messages(request)}
+    tools = [{"type": "function", "function": {k: t[k] for k in (
+        "name", "description", "parameters", "strict") if t.get(k) is not None}}
+        for t in request.get("tools") or []]
+    if tools:
+        chat["tools"] = tools
+    choice = request.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        choice = {"type": "function", "function": {"name": choice["name"]}}
+    elif isinstance(choice, dict):  # allowed_tools: the same rule, in the chat shape
+        choice = {"type": "allowed_tools", "allowed_tools": {"mode": choice["mode"], "tools": [
+            {"type": "function", "function": {"name": t["name"]}} for t in choice["tools"]]}}
+    if choice is not None and tools:
+        chat["tool_choice"] = choice
+    form = (request.get("text") or {}).get("format") or {}
+    if form.get("type") == "json_schema":
+        chat["response_format"] = {"type": "json_schema", "json_schema": {
+            k: form[k] for k in ("name", "schema", "strict") if k in form}}
+    elif form.get("type") == "json_object":
+        chat["response_format"] = {"type": "json_object"}
+    for key in ("temperature", "parallel_tool_calls"):
+        if request.get(key) is not None:
+            chat[key] = request[key]
+    if request.get("max_output_tokens") is not None:
+        chat["max_completion_tokens"] = request["max_output_tokens"]
+    return chat
+
+
+def as_messages(request: dict, check_links: bool = True) -> list[dict]:
+    """The conversation as chat messages: the stored one it continues, then this input."""
+    items = _earlier_items(request) if check_links else []
+    given = request.get("input")
+    items += [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
+    messages = []
+    if request.get("instructions"):
+        messages.append({"role": "system", "content": request["instructions"]})
+    for item in items:
+        kind = item.get("type", "message")
+        if kind == "message":
+            text = _text(item.get("content"))
+            role = item.get("role", "user")
+            messages.append({"role": role, "content": text})
+        elif kind == "function_call":
+            call = {"id": item["call_id"], "type": "function",
+                    "function": {"name": item["name"], "arguments": item["arguments"]}}
+            last = messages[-1] if messages else {}
+            if last.get("role") == "assistant":  # its text, then its calls: one message
+                last.setdefault("tool_calls", []).append(call)
+            else:
+                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        elif kind == "function_call_output":
+            messages.append({"role": "tool", "tool_call_id": item.get("call_id") or "",
+                             "content": _text(item.get("output"), joiner="")})
+    if check_links:
+        _check_outputs(messages)
+    return messages
+
+
+def _text(content, joiner: str = "\n") -> str:
+    """The text of a content string or a list of content parts (a tool's output's parts are
+    one text cut up: joined with nothing).
+
+    Example: [{"type": "input_text", "text": "a"}, {"type": "input_text", "text": "b"}] -> "a\nb"
+    """
+    if isinstance(content, str):
+        return content
+    parts = [p.get("text") or p.get("refusal") for p in content or [] if isinstance(p, dict)
+             and p.get("type") in TEXT_PARTS]
+    return joiner.join(p for p in parts if isinstance(p, str))
+
+
+def _check_outputs(messages: list[dict]) -> None:
+    """Every function call answered by an output with its call_id, no output for a call never
+    made: the real API's two 400s, with its words."""
+    asked = {c["id"] for m in messages for c in m.get("tool_calls") or []}
+    answered = {m["tool_call_id"] for m in messages if m["role"] == "tool"}
+    for call_id in sorted(answered - asked)[:1]:
+        raise APIError(400, f"No tool call found for function call output with call_id "
+                       f"{call_id[:80]}.", param="input")
+    for call_id in sorted(asked - answered)[:1]:
+        raise APIError(400, f"No tool output found for function call {call_id[:80]}.",
+                       param="input")
+
+
+def _earlier_items(request: dict) -> list[dict]:
+    previous = request.get("previous_response_id")
+    if previous is None:
+        return []
+    with _stored_lock:
+        items = _stored.get(previous)
+    if items is None:
+        raise APIError(400, f"Previous response with id '{str(previous)[:100]}' not found.",
+                       param="previous_response_id", code="previous_response_not_found")
+    return list(items)
+
+
+# ---------------------------------------------------------------------------------------------
+# Response: a chat.completion as a Response object
+
+
+def response_object(request: dict, completion: dict, raw: bytes | None) -> dict:
+    """The Response the API returns, written from the tutor's chat.completion."""
+    digest = hashlib.blake2b(raw if raw is not None else json.dumps(
+        request, sort_keys=True).encode(), digest_size=12).hexdigest()
+    choice = completion["choices"][0]
+    message, usage = choice["message"], completion["usage"]
+    output = []
+    if message.get("content"):
+        output.append({"id": f"msg_{digest}", "type": "message", "role": "assistant",
+                       "status": "completed", "content": [
+                           {"type": "output_text", "text": message["content"], "annotations": [],
+                            "logprobs": []}]})
+    for j, call in enumerate(message.get("tool_calls") or []):
+        output.append({"id": f"fc_{digest}_{j}", "type": "function_call", "status": "completed",
+                       "call_id": call["id"], "name": call["function"]["name"],
+                       "arguments": call["function"]["arguments"]})
+    cut = choice["finish_reason"] == "length"
+    form = (request.get("text") or {}).get("format") or {"type": "text"}
+    response = {
+        "id": f"resp_{digest}", "object": "response", "created_at": completion["created"],
+        "status": "incomplete" if cut else "completed",
+        "completed_at": None if cut else completion["created"], "error": None,
+        "incomplete_details": {"reason": "max_output_tokens"} if cut else None,
+        "instructions": request.get("instructions"),
+        "max_output_tokens": request.get("max_output_tokens"), "model": request["model"],
+        "output": output, "parallel_tool_calls": request.get("parallel_tool_calls") is not False,
+        "previous_response_id": request.get("previous_response_id"), "reasoning": None,
+        "store": request.get("store") is not False,
+        "temperature": request.get("temperature", 1.0), "text": {"format": form},
+        "tool_choice": request.get("tool_choice") or "auto", "tools": request.get("tools") or [],
+        "top_p": request.get("top_p", 1.0), "truncation": "disabled",
+        "metadata": request.get("metadata") or {},
+        "usage": {"input_tokens": usage["prompt_tokens"],
+                  "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                  "output_tokens": usage["completion_tokens"],
+                  "output_tokens_details": {"reasoning_tokens": 0},
+                  "total_tokens": usage["total_tokens"]},
+    }
+    if request.get("user") is not None:  # a string when given; the schema has no null
+        response["user"] = request["user"]
+    if response["store"]:
+        _remember(response["id"], request, output)
+    return response
+
+
+def _remember(response_id: str, request: dict, output: list[dict]) -> None:
+    """Keep the conversation so far (earlier turns, this input, this output) for the next
+    request's previous_response_id."""
+    given = request.get("input")
+    items = _earlier_items(request) + (
+        [{"role": "user", "content": given}] if isinstance(given, str) else list(given or []))
+    with _stored_lock:
+        _stored[response_id] = items + output
+        _stored.move_to_end(response_id)
+        while len(_stored) > STORED_RESPONSES:
+            _stored.popitem(last=False)

@@ -1,0 +1,295 @@
+"""The protocols beyond native tool calls, read from the request alone (issue 22): ReAct and
+code actions written in text, a schema written into the messages, structured output filled by
+meaning, no call without its required fields, and no boilerplate taken for a place."""
+
+import ast
+import json
+
+import pytest
+
+from agentlab.server import complete
+from agentlab.tutor import respond
+from agentlab.tutor.text_protocols import read_protocol
+from agentlab.tutor.words import Task
+
+LLAMAINDEX_REACT = """You are designed to help with a variety of tasks.
+
+## Tools
+
+You have access to the following tools:
+> Tool Name: get_weather
+Tool Description: get_weather(city: str) -> dict
+The current weather in a city.
+Tool Args: {"properties": {"city": {"title": "City", "type": "string"}}, "required": ["city"], \
+"type": "object"}
+
+> Tool Name: calculate
+Tool Description: calculate(expression: str) -> float
+Evaluate arithmetic.
+Tool Args: {"properties": {"expression": {"type": "string"}}, "required": ["expression"], \
+"type": "object"}
+
+## Output Format
+
+```
+Thought: I need to use a tool to help me answer the question.
+Action: tool name (one of get_weather, calculate) if using a tool.
+Action Input: the input to the tool, in a JSON format representing the kwargs \
+(e.g. {"input": "hello world", "num_beams": 5})
+```
+If this format is used, the tool will respond in the following format:
+```
+Observation: tool response
+```
+At that point, you MUST respond in one of the following two formats:
+```
+Thought: I can answer without using any more tools.
+Answer: [your answer here]
+```
+"""
+
+LANGCHAIN_REACT = """Answer the following questions as best you can. You have access to the \
+following tools:
+
+calculate: Evaluate an arithmetic expression.
+
+Use the following format:
+
+Question: the input question you must answer
+Thought: you should always think about what to do
+Action: the action to take, should be one of [calculate]
+Action Input: the input to the action
+Observation: the result of the action
+... (this Thought/Action/Action Input/Observation can repeat N times)
+Thought: I now know the final answer
+Final Answer: the final answer to the original input question
+
+Begin!
+
+Question: What is 17 * 23?
+Thought:"""
+
+SMOLAGENTS_CODE = """You are an expert assistant who can solve any task using code blobs.
+The code sequence must be opened with '<code>', and closed with '</code>'.
+In the end you have to return a final answer using the `final_answer` tool.
+You only have access to these tools, behaving like regular python functions:
+<code>
+def get_weather(city: string) -> object:
+    \"\"\"The current weather in a city.
+
+    Args:
+        city: The city's name in English.
+    \"\"\"
+
+def final_answer(answer: any) -> any:
+    \"\"\"Provides a final answer to the given problem.
+
+    Args:
+        answer: The final answer to the problem
+    \"\"\"
+</code>
+Now Begin!"""
+
+
+def ask(messages, **options):
+    return respond("tutor", messages, **options)["content"]
+
+
+def test_a_react_prompt_gets_one_action_then_the_answer_from_the_observation():
+    messages = [{"role": "system", "content": LLAMAINDEX_REACT},
+                {"role": "user", "content": "What's the weather in Oslo?"}]
+    first = ask(messages)
+    assert first.startswith("Thought: ") and "Observation" not in first
+    assert first.endswith('Action: get_weather\nAction Input: {"city": "Oslo"}')
+    messages += [{"role": "assistant", "content": first},
+                 {"role": "user", "content": "Observation: {'city': 'Oslo', 'temp_c': -3}"}]
+    second = ask(messages)
+    assert second.startswith("Thought: I can answer without using any more tools.\nAnswer: ")
+    assert "-3" in second
+
+
+def test_a_langchain_scratchpad_is_continued_and_ends_with_final_answer():
+    first = ask([{"role": "user", "content": LANGCHAIN_REACT}])
+    assert first.startswith(" ") and "Action: calculate\nAction Input: " in first
+    second = ask([{"role": "user", "content": LANGCHAIN_REACT + first
+                   + "\nObservation: 391\nThought:"}])
+    assert "Final Answer: " in second and "391" in second
+
+
+def test_the_stop_sequence_cuts_the_reply_before_it():
+    body = {"model": "tutor", "stop": ["\nAction Input"],
+            "messages": [{"role": "system", "content": LLAMAINDEX_REACT},
+                         {"role": "user", "content": "What's the weather in Oslo?"}]}
+    content = complete(body)[0]["choices"][0]["message"]["content"]
+    assert content.endswith("Action: get_weather")
+
+
+def test_a_code_action_prompt_gets_a_snippet_then_final_answer():
+    messages = [{"role": "system", "content": SMOLAGENTS_CODE},
+                {"role": "user", "content": "New task:\nWhat's the weather in Oslo?"}]
+    first = ask(messages)
+    code = first.split("<code>\n")[1].split("\n</code>")[0]
+    assert code == "print(get_weather(city='Oslo'))"
+    ast.parse(code)
+    messages += [{"role": "assistant", "content": first},
+                 {"role": "user", "content": "Observation:\nExecution logs:\n{'city': 'Oslo', "
+                                             "'temp_c': -3}\nLast output from code snippet:\nNone"}]
+    second = ask(messages)
+    code = second.split("<code>\n")[1].split("\n</code>")[0]
+    assert code.startswith("final_answer(") and "-3" in code
+    ast.parse(code)
+
+
+def test_native_tools_are_never_read_as_a_text_protocol():
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    assert read_protocol([{"role": "system", "content": LLAMAINDEX_REACT}], tools) is None
+
+
+@pytest.mark.parametrize("options, fenced", [
+    ({"response_format": {"type": "json_object"}}, False),
+    ({}, True),  # instructor's MD_JSON: no response_format, a fence asked for in the text
+])
+def test_a_schema_written_into_the_messages_gets_json_from_the_conversation(options, fenced):
+    schema = {"properties": {"name": {"type": "string"}, "country": {"type": "string"},
+                             "population_millions": {"type": "number"}},
+              "required": ["name", "country", "population_millions"], "type": "object"}
+    ask_text = "Tokyo is the capital of Japan, and about 14 million people live there."
+    if fenced:
+        ask_text += "\n\nReturn the correct JSON response within a ```json codeblock."
+    content = ask([{"role": "system", "content": "Answer in json matching this json_schema: "
+                    + json.dumps(schema, indent=2)},
+                   {"role": "user", "content": ask_text}], **options)
+    if fenced:
+        assert content.startswith("```json\n") and content.endswith("\n```")
+        content = content[len("```json\n"):-len("\n```")]
+    assert json.loads(content) == {"name": "Tokyo", "country": "Japan",
+                                   "population_millions": 14}
+
+
+WEATHER_THEN_CONVERSION = [
+    {"role": "user", "content": "What's the weather in Oslo, in Fahrenheit?"},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function",
+     "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]},
+    {"role": "tool", "tool_call_id": "a", "content": '{"city": "Oslo", "temp_c": 18}'},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "b", "type": "function",
+     "function": {"name": "calculate", "arguments": '{"expression": "18 * 9 / 5 + 32"}'}}]},
+    {"role": "tool", "tool_call_id": "b", "content": "64.4"}]
+
+
+@pytest.mark.parametrize("fields, expected", [
+    (["city", "fahrenheit"], {"city": "Oslo", "fahrenheit": 64.4}),
+    (["city", "temp_f", "celsius"], {"city": "Oslo", "temp_f": 64.4, "celsius": 18}),
+])
+def test_a_field_named_for_a_unit_gets_the_value_in_that_unit(fields, expected):
+    schema = {"type": "object", "additionalProperties": False, "required": fields,
+              "properties": {f: {"type": "string" if f == "city" else "number"}
+                             for f in fields}}
+    content = ask(WEATHER_THEN_CONVERSION, response_format={"type": "json_schema", "json_schema": {
+        "name": "W", "strict": True, "schema": schema}})
+    assert json.loads(content) == expected
+
+
+def _tool(name, properties):
+    return {"type": "function", "function": {"name": name, "parameters": {
+        "type": "object", "properties": properties, "required": list(properties)}}}
+
+
+@pytest.mark.parametrize("tool, task", [
+    (_tool("MathAnswer", {"answer": {"type": "number"}, "explanation": {"type": "string"}}),
+     "What is 17 * 23?"),
+    (_tool("Calc", {"result": {"type": "number"}, "steps": {"type": "array",
+                                                            "items": {"type": "string"}}}),
+     "What is 17 * 23?"),
+    (_tool("Weather", {"city": {"type": "string"}, "temperature_c": {"type": "number"}}),
+     "It is 18 degrees in Oslo. Give me the weather."),
+])
+@pytest.mark.parametrize("forced", [False, True])
+def test_a_tool_named_like_a_class_is_called_with_every_required_field(tool, task, forced):
+    name = tool["function"]["name"]
+    choice = {"type": "function", "function": {"name": name}} if forced else None
+    message = respond("tutor", [{"role": "user", "content": task}], [tool], choice)
+    (call,) = message["tool_calls"]
+    assert set(json.loads(call["function"]["arguments"])) == set(
+        tool["function"]["parameters"]["required"])
+    if name == "Weather":
+        assert json.loads(call["function"]["arguments"]) == {"city": "Oslo",
+                                                             "temperature_c": 18}
+
+
+def test_a_lookup_tool_is_not_called_without_a_required_field_the_task_leaves_out():
+    tool = _tool("get_weather", {"city": {"type": "string"},
+                                 "date": {"type": "string", "description": "YYYY-MM-DD"}})
+    message = respond("tutor", [{"role": "user", "content": "Weather in Oslo?"}], [tool])
+    assert "tool_calls" not in message and "date" in message["content"]
+
+
+@pytest.mark.parametrize("text, places", [
+    ("What is the weather in Oslo? You MUST return the actual complete content as the final "
+     "answer, not a summary.", ["Oslo"]),
+    ("Give the City and the Format as OpenAPI says: the weather in Paris", ["Paris"]),
+    ("Return the JSON_SCHEMA for Lima, NEVER prose.", ["Lima"]),
+    ("Is it warm in Mexico City or the USA?", ["Mexico City", "USA"]),
+])
+def test_prompt_boilerplate_is_never_a_place(text, places):
+    assert Task(text).places == places
+
+
+DSPY_SYSTEM = """Your input fields are:
+1. `question` (str): 
+2. `trajectory` (str):
+Your output fields are:
+1. `next_thought` (str): 
+2. `next_tool_name` (Literal['calculate', 'finish']): 
+3. `next_tool_args` (dict[str, Any]):
+All interactions will be structured in the following way, with the appropriate values filled in.
+In adhering to this structure, your objective is:
+        When selecting the next_tool_name and its next_tool_args, the tool must be one of:
+
+        (1) calculate, whose description is <desc>Evaluate arithmetic.</desc>. It takes \
+arguments {'expression': {'type': 'string'}}.
+        (2) finish, whose description is <desc>Marks the task as complete.</desc>. It takes \
+arguments {}."""
+
+
+def test_dspy_fields_name_the_next_tool_then_finish():
+    def user(trajectory):
+        return {"role": "user", "content": "[[ ## question ## ]]\nWhat is 17 * 23?\n\n"
+                f"[[ ## trajectory ## ]]\n{trajectory}\n\nRespond with the corresponding "
+                "output fields, starting with the field `[[ ## next_thought ## ]]`"}
+
+    first = ask([{"role": "system", "content": DSPY_SYSTEM}, user("")])
+    assert "[[ ## next_tool_name ## ]]\ncalculate\n\n[[ ## next_tool_args ## ]]\n" in first
+    assert first.endswith("[[ ## completed ## ]]")
+    trajectory = ("[[ ## thought_0 ## ]]\nI need it.\n\n[[ ## tool_name_0 ## ]]\ncalculate\n\n"
+                  '[[ ## tool_args_0 ## ]]\n{"expression": "17 * 23"}\n\n'
+                  "[[ ## observation_0 ## ]]\n391")
+    second = ask([{"role": "system", "content": DSPY_SYSTEM}, user(trajectory)])
+    assert "[[ ## next_tool_name ## ]]\nfinish\n" in second
+
+
+def test_tutor_base_invents_the_observation_unless_a_stop_sequence_ends_its_reply():
+    messages = [{"role": "system", "content": LLAMAINDEX_REACT},
+                {"role": "user", "content": "What's the weather in Oslo?"}]
+    rambling = complete({"model": "tutor-base", "messages": messages})[0]
+    text = rambling["choices"][0]["message"]["content"]
+    assert "Action: get_weather" in text and "Observation: 42" in text and "Answer: 42" in text
+    stopped = complete({"model": "tutor-base", "messages": messages, "stop": ["Observation:"]})[0]
+    text = stopped["choices"][0]["message"]["content"]
+    assert text.rstrip().endswith('Action Input: {"city": "Oslo"}')
+    assert respond("tutor", messages)["content"] == text.rstrip()  # the same as a chat model's
+
+
+@pytest.mark.parametrize("prompt", [
+    "final_answer: opened with '<code>', and closed with '</code>'\n"
+    + "def f(x: str) -> str:\n    '''never closed\n" * 25_000,
+    "Your output fields are:\n1. `a` (str)\n[[ ## a ## ]]\n"
+    + "(1) t, whose description is <desc>never closed\n" * 25_000,
+    "Action: x\nAction Input: {\n" * 40_000,
+], ids=["code stubs", "dspy tools", "react actions"])
+def test_a_megabyte_of_unclosed_protocol_text_is_read_in_linear_time(prompt):
+    """A bound far above the ~0.1 s it takes: a quadratic reading would take minutes."""
+    import time
+
+    start = time.perf_counter()
+    respond("tutor", [{"role": "system", "content": prompt}, {"role": "user", "content": "hi"}])
+    assert time.perf_counter() - start < 10
