@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from .records import STOP_REASONS, Run
 
@@ -51,7 +51,10 @@ def _fitted(ax, title: str) -> str:
 def _axes(ax, title: str):
     if ax is None:
         _, ax = plt.subplots(figsize=SIZE)
-    ax.set_title(_fitted(ax, title), fontsize=FONT)
+    # y=1.0: the title sits just above the axes, where matplotlib would put it anyway (no plot
+    # here has ticks on top); left to find that place itself, it lays out the ticks once more
+    # at every draw, a sixth of the playground's redraw.
+    ax.set_title(_fitted(ax, title), fontsize=FONT, y=1.0)
     ax.tick_params(labelsize=FONT - 1)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
@@ -93,7 +96,8 @@ def _dollars(value: float) -> str:
 
 def _money_axis(ax, label: str):
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _dollars(v)))
-    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    # No minor ticks: on a log scale they would be dozens of unlabelled marks to draw
+    ax.yaxis.set_minor_locator(NullLocator())
     ax.set_ylabel(label, fontsize=FONT)
 
 
@@ -103,9 +107,21 @@ def _reason_legend(ax, runs, extra=()):
     ax.legend(handles=handles, fontsize=FONT - 2, loc="best", framealpha=0.9)
 
 
+RUN_TICKS = 10  # beyond this many runs, a label per bar would run together: label some
+
+
 def _run_axis(ax, runs):
+    """Runs on the x axis: each labelled up to RUN_TICKS runs, then #1 and every 2nd, 5th,
+    10th, 20th... run, so the labels stay readable (and cheap to draw) in a long history.
+
+    Example: 40 runs are labelled #1, #5, #10, ..., #40
+    """
     ax.set_xlim(-0.6, max(len(runs), 3) - 0.4)  # one run is one bar, not a wall
-    ax.set_xticks(range(len(runs)), run_labels(runs))
+    step = 1
+    while len(runs) / step > RUN_TICKS:
+        step = step * 5 // 2 if str(step).startswith("2") else step * 2  # 1, 2, 5, 10, 20...
+    shown = sorted({0, *range(step - 1, len(runs), step)}) if runs else []
+    ax.set_xticks(shown, [f"#{i + 1}" for i in shown])
     ax.set_xlabel("run", fontsize=FONT)
 
 
