@@ -48,6 +48,8 @@ from .toolkit import COURSE_TOOLS
 from .tutor import PERSONAS
 
 PRICE_MODELS = ["gpt-4o-mini", "gpt-4.1-mini", "gpt-5-mini", "gpt-4o", "gpt-4.1", "gpt-5"]
+RUN_THE_CELLS = ("The live playground appears here once this notebook's cells have run: run them "
+                 "from the top (Shift+Enter on each, or Run > Run All Cells).")
 _LOG_STYLE = ("font-family: monospace; font-size: 12px; white-space: pre-wrap; max-height: 16em; "
               "overflow-y: auto; border: 1px solid #ccc; padding: 4px; margin: 0")
 
@@ -183,16 +185,20 @@ class Playground:
         self._drawing = threading.Lock()
         models = list(models or ([client.default_model] if client else _model_choices()))
 
+        # Two columns of controls that share the output area's width and wrap under each
+        # other where it is narrow: a 1280x800 screen with JupyterLab's file browser open
+        # leaves the output area about 820 px (tests/test_browser.py measures it).
         narrow = {"description_width": "9em"}
-        layout = W.Layout(width="34em")
+        short = {"description_width": "5em"}  # model, priced as, budget
+        layout = W.Layout(width="100%")
         self.task = W.Dropdown(options=tasks, value=tasks[0], description="task", style=narrow,
-                               layout=W.Layout(width="52em"))
-        self.model = W.Dropdown(options=models, value=models[0], description="model", style=narrow,
+                               layout=W.Layout(width="100%", max_width="52em"))
+        self.model = W.Dropdown(options=models, value=models[0], description="model", style=short,
                                 layout=layout)
         own_price = _own_price(client, models[0])
         prices = [own_price] if own_price not in PRICE_MODELS else []
         self.priced_as = W.Dropdown(options=[_price_option(p) for p in prices + PRICE_MODELS],
-                                    value=own_price, description="priced as", style=narrow,
+                                    value=own_price, description="priced as", style=short,
                                     layout=layout)
         self.max_steps = W.IntSlider(value=10, min=1, max=20, description="max_steps",
                                      continuous_update=False, style=narrow, layout=layout)
@@ -207,12 +213,12 @@ class Playground:
             options=[20, 30, 50, 100, 200, 500, 1000, 2000, 4000, 8000], value=4000,
             description="max_result_chars", continuous_update=False, style=narrow, layout=layout)
         self.wind_down = W.Checkbox(value=False, description="wind-down: answer at the last step",
-                                    indent=False, layout=W.Layout(margin="4px 0 0 9.5em"))
-        self.budget_mode = W.ToggleButtons(options=[("never exceed", "before"), ("pay, then check", "after")],
-                                           value="before", description="budget",
-                                           tooltips=["look ahead: refuse a call that could cross the budget",
-                                                     "the chapter's check, after paying: can overshoot"],
-                                           style={**narrow, "button_width": "11em"})
+                                    indent=False, layout=W.Layout(margin="4px 0 0 5.5em"))
+        self.budget_mode = W.ToggleButtons(
+            options=[("never exceed", "before"), ("pay, then check", "after")], value="before",
+            description="budget", style={**short, "button_width": "9.5em"},
+            tooltips=["look ahead: refuse a call that could cross the budget",
+                      "the chapter's check, after paying: can overshoot"])
         auto = W.Layout(width="auto")
         self.run_button = _PressButton(self.start, description="Run", button_style="primary",
                                        icon="play", layout=auto)
@@ -233,10 +239,15 @@ class Playground:
         self.stop_button.on_click(lambda _: self.stop())
         self.clear_button.on_click(lambda _: self.clear())
         self.save_button.on_click(lambda _: self.save())
+        column = W.Layout(flex="1 1 25em", min_width="22em", max_width="34em",
+                          margin="0 1em 0 0")
         self.panel = _Panel([
             self.task,
-            W.HBox([W.VBox([self.max_steps, self.max_cost_usd, self.max_seconds, self.max_result_chars]),
-                    W.VBox([self.model, self.priced_as, self.budget_mode, self.wind_down])]),
+            W.HBox([W.VBox([self.max_steps, self.max_cost_usd, self.max_seconds,
+                            self.max_result_chars], layout=column),
+                    W.VBox([self.model, self.priced_as, self.budget_mode, self.wind_down],
+                           layout=column)],
+                   layout=W.Layout(flex_flow="row wrap", width="100%")),
             W.HBox([self.run_button, self.stop_button, self.clear_button, self.save_button]),
             self.status, self.log,
             self.history_plot, self.run_plot,
@@ -418,9 +429,11 @@ class Playground:
 
     def _repr_mimebundle_(self, **kwargs):
         # The live panel for front ends; a short, stable text for everything else (and nbval).
+        # A notebook opened before its cells run shows that text where the panel will be (the
+        # widgets live in the kernel), so it says what to do.
         bundle = self.panel._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict) and "text/plain" in bundle:
-            bundle["text/plain"] = repr(self)
+            bundle["text/plain"] = f"{self!r}\n{RUN_THE_CELLS}"
         return bundle
 
     def __repr__(self):
