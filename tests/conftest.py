@@ -106,11 +106,13 @@ def course_lab(tmp_path_factory):
     from processes import free_port, stop, wait_until_answers
 
     root = tmp_path_factory.mktemp("course")
-    # Autosave off, and nothing else: the news and update settings stay the course's own, so
-    # the browser test sees whether `agentlab course` keeps JupyterLab's news pop-up away.
-    path = root / "settings" / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"autosave": False}))
+    # Only autosave is set here: the news question must be answered by the course command itself
+    # (test_quickstart checks it), as on a student's machine.
+    for plugin, settings in [("docmanager-extension/plugin", {"autosave": False})]:
+        folder, name = plugin.split("/")
+        path = root / "settings" / "@jupyterlab" / folder / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings))
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTER_TOKEN": token, "JUPYTER_RUNTIME_DIR": str(root / "run"),
            "JUPYTERLAB_SETTINGS_DIR": str(root / "settings"),
