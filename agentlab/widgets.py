@@ -216,7 +216,7 @@ class Playground:
                                     indent=False, layout=W.Layout(margin="4px 0 0 5.5em"))
         self.budget_mode = W.ToggleButtons(
             options=[("never exceed", "before"), ("pay, then check", "after")], value="before",
-            description="budget", style={**short, "button_width": "9.5em"},
+            description="budget", style={**short, "button_width": "10.5em"},
             tooltips=["look ahead: refuse a call that could cross the budget",
                       "the chapter's check, after paying: can overshoot"])
         auto = W.Layout(width="auto")

@@ -47,12 +47,24 @@ BOXES_JS = """cell => {
     const box = e => { const r = e.getBoundingClientRect();
                        return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
     const name = e => (e.closest('.widget-inline-hbox, .widget-toggle-buttons, .widget-button')
-                       || e).innerText.trim().split('\\n')[0].slice(0, 40) + ' ' + e.tagName;
+                       || e).innerText.trim().split('\\n')[0].slice(0, 40) + ' ' + e.tagName
+                      + (e.innerText ? ' "' + e.innerText.trim().slice(0, 20) + '"' : '');
+    // The width an element's text needs (a hidden copy at its natural width) against the
+    // width it has: a label or button cut off with an ellipsis needs more than it has.
+    const needed = e => { const copy = e.cloneNode(true);
+                          Object.assign(copy.style, {position: 'absolute', visibility: 'hidden',
+                                        width: 'max-content', minWidth: '0', maxWidth: 'none'});
+                          e.parentNode.appendChild(copy);
+                          const width = copy.getBoundingClientRect().width;
+                          copy.remove();
+                          return width; };
     const parts = [...area.querySelectorAll(
         '.widget-label, .widget-readout, select, button, .noUi-target, input, img')]
         .filter(e => e.getClientRects().length && e.getBoundingClientRect().width > 0);
     return {area: box(area), scroll: area.scrollWidth, width: area.clientWidth,
-            parts: parts.map(e => ({name: name(e), ...box(e)}))};
+            parts: parts.map(e => ({name: name(e), ...box(e),
+                                    cut: !e.matches('select, input, img, .noUi-target')
+                                         && needed(e) > e.getBoundingClientRect().width + 0.25}))};
 }"""
 
 # Images that show as a broken icon: shown, but with no picture loaded.
@@ -117,6 +129,8 @@ def check_the_panel_fits(cell) -> None:
     assert found["scroll"] <= found["width"] + 1, (
         f"the output area scrolls sideways: {found['scroll']} px of content in {found['width']}")
     assert not overlapping(found["parts"]), f"controls overlap: {overlapping(found['parts'])}"
+    cut = [p["name"] for p in found["parts"] if p["cut"]]
+    assert not cut, f"text cut off (wider than its box): {cut}"
 
 
 def show_the_file_browser(page) -> None:
@@ -222,4 +236,5 @@ def check_the_playground(page, cell, base: str, token: str) -> None:
     check_the_panel_fits(cell)
     # No news pop-up at any point: the course switches JupyterLab's announcements off.
     assert page.get_by_text(NEWS).count() == 0, "JupyterLab asked about Jupyter news"
+    page.set_viewport_size({"width": SCREEN["width"], "height": 2000})  # the whole panel
     cell.screenshot(path=str(ARTIFACTS / "playground.png"))
