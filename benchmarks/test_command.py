@@ -69,15 +69,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base", default=STARTING_COMMIT)
     parser.add_argument("--workers", default="", help="also run this tree with -n N, e.g. 1")
+    parser.add_argument("--paths", nargs="*", default=[],
+                        help="only these paths, e.g. notebooks (the notebooks' execution)")
     args = parser.parse_args()
     results = {}
     with tempfile.TemporaryDirectory(prefix="agentlab-suite-") as folder:
         base = extract(args.base, pathlib.Path(folder))
-        results[f"{args.base} (its own settings)"] = session(base, [], imports_from=base)
-        results["now (its own settings)"] = session(ROOT, [], imports_from=None)
+        results[f"{args.base} (its own settings)"] = session(base, args.paths, imports_from=base)
+        results["now (its own settings)"] = session(ROOT, args.paths, imports_from=None)
         for workers in filter(None, args.workers.split(",")):
-            results[f"now with -n {workers}"] = session(ROOT, ["-n", workers], None)
-    print(f"The README's test command, `python -m pytest`, whole sessions one after another "
+            results[f"now with -n {workers}"] = session(ROOT, ["-n", workers, *args.paths],
+                                                        None)
+    command = " ".join(["python -m pytest", *args.paths])
+    print(f"The README's test command, `{command}`, whole sessions one after another "
           f"({os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the end):")
     first = next(iter(results.values()))["seconds"]
     for name, result in results.items():
