@@ -101,7 +101,8 @@ def main() -> None:
             for name, source in trees.items():
                 samples[name].append(one_kernel(source))
     print(f"A fresh kernel's first steps, medians of {args.kernels} kernels per tree, trees "
-          f"alternating ({os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the end):")
+          f"alternating ({os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the "
+          "end):")
     print(f"  {'':28} {'now':>9} {args.base:>9} {'now/then':>9}")
     for key in samples["now"][0]:
         now = statistics.median(s[key] for s in samples["now"])

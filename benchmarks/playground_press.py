@@ -166,7 +166,8 @@ def report(figures: dict, base: str, lengths=HISTORY_LENGTHS) -> str:
     for clock, title in [("wall", "press to redrawn, wall clock"),
                          ("cpu", "the kernel's CPU time over a press (all threads)")]:
         lines += ["", f"{title}:",
-                  f"{'runs in the history':>20} {'now (ms)':>10} {base + ' (ms)':>14} {'now/then':>9}"]
+                  f"{'runs in the history':>20} {'now (ms)':>10} {base + ' (ms)':>14} "
+                  f"{'now/then':>9}"]
         for n in lengths:
             now, then = figures[clock, "now", n], figures[clock, base, n]
             lines.append(f"{n:>20} {now * 1000:>10.0f} {then * 1000:>14.0f} {now / then:>8.2f}x")
