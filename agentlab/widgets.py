@@ -138,6 +138,10 @@ def _emptied(figure) -> list:
         if ax.get_yscale() != "linear":
             ax.set_yscale("linear")
         ax.yaxis.set_inverted(False)
+        # A fresh axes' limits, then autoscaling on: a run with no steps draws nothing, and
+        # must not be shown on the last run's scale
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
         ax.relim()
         ax.autoscale()
     return figure.axes

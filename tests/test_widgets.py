@@ -355,6 +355,10 @@ def test_the_figures_are_kept_between_runs_and_redrawn_in_place(playground):
     spent, tokens, times = run.axes
     assert len(spent.get_lines()[0].get_xdata()) == 3 and len(tokens.patches) == 4 * 3
     assert [t.get_text() for t in times.get_legend().get_texts()] == ["model", "tools"]
+    last_scale = times.get_xlim()  # the seconds of the last run's steps
+    playground.max_cost_usd.value = 1e-5  # too small for one call: a run with no step
+    playground.run_button.click()
+    assert playground.history[-1].steps == [] and times.get_xlim() != last_scale
 
 
 def test_the_plots_are_drawn_at_the_size_they_are_shown():
