@@ -11,11 +11,13 @@ pytest, the notebook kernels nbval starts and every subprocess a test starts). E
 is timed from spawn to exit, with Python's bytecode caches written as on a student's laptop
 (PYTHONDONTWRITEBYTECODE removed: with it, every session would re-compile the tests'
 asserts). The outcomes (passed, failed, skipped) are printed beside each time: the same
-checks must pass in both. With --workers, this tree also runs with `-n N` for each N given,
+checks must pass in both. Beside the wall time, the CPU time of the whole process tree
+(pytest, its workers, the kernels and subprocesses), which a loaded machine changes less. With --workers, this tree also runs with `-n N` for each N given,
 to show how the command scales with cores.
 
     python benchmarks/test_command.py                     # against 9b54b39
     python benchmarks/test_command.py --workers 1         # ... and this tree on one worker
+    python benchmarks/test_command.py --extra=--ignore=tests/test_any_day.py   # like for like
 """
 
 from __future__ import annotations
@@ -43,14 +45,23 @@ def environment(tree: pathlib.Path | None) -> dict:
 
 def session(tree: pathlib.Path, extra: list[str], imports_from: pathlib.Path | None) -> dict:
     """Run the README's command in `tree`; its wall time and outcome counts."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *extra],
                          cwd=tree, capture_output=True, text=True, env=environment(imports_from))
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
     summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-500:]
     counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (passed|failed|skipped|error)",
                                                      summary)}
-    return {"seconds": seconds, "counts": counts, "summary": summary}
+    return {"seconds": seconds, "cpu": cpu, "counts": counts, "summary": summary}
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every finished descendant: pytest, its workers, their kernels and
+    subprocesses (each level waits for its children, so their time is counted)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def extract(commit: str, into: pathlib.Path) -> pathlib.Path:
@@ -71,22 +82,24 @@ def main() -> None:
     parser.add_argument("--workers", default="", help="also run this tree with -n N, e.g. 1")
     parser.add_argument("--paths", nargs="*", default=[],
                         help="only these paths, e.g. notebooks (the notebooks' execution)")
+    parser.add_argument("--extra", default="", help="more pytest options for every session, "
+                        "e.g. --extra=--ignore=tests/test_any_day.py (a module only one has)")
     args = parser.parse_args()
     results = {}
     with tempfile.TemporaryDirectory(prefix="agentlab-suite-") as folder:
         base = extract(args.base, pathlib.Path(folder))
-        results[f"{args.base} (its own settings)"] = session(base, args.paths, imports_from=base)
-        results["now (its own settings)"] = session(ROOT, args.paths, imports_from=None)
+        options = [*args.extra.split(), *args.paths]
+        results[f"{args.base} (its own settings)"] = session(base, options, imports_from=base)
+        results["now (its own settings)"] = session(ROOT, options, imports_from=None)
         for workers in filter(None, args.workers.split(",")):
-            results[f"now with -n {workers}"] = session(ROOT, ["-n", workers, *args.paths],
-                                                        None)
-    command = " ".join(["python -m pytest", *args.paths])
+            results[f"now with -n {workers}"] = session(ROOT, ["-n", workers, *options], None)
+    command = " ".join(["python -m pytest", *options])
     print(f"The README's test command, `{command}`, whole sessions one after another "
           f"({os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the end):")
     first = next(iter(results.values()))["seconds"]
     for name, result in results.items():
         print(f"  {name:32} {result['seconds']:7.1f} s  {result['seconds'] / first:5.2f}x  "
-              f"{result['summary']}")
+              f"(CPU {result['cpu']:6.1f} s)  {result['summary'].strip('= ')}")
 
 
 if __name__ == "__main__":
