@@ -25,7 +25,9 @@ Design notes:
   are kept in the history like any other run.
 - The plots are drawn for a panel someone can see: after each run once the panel has been
   shown, and at once when it is first shown. A copy driven from code and never shown (notebook
-  5's `demo`) skips the two figures, about half a second a run. Shown means displayed itself
+  5's `demo`) skips the two figures. They are made once and redrawn in place after each run
+  (benchmarks/playground_press.py times a press), at the size they are shown, and hidden
+  until there is a run to draw. Shown means displayed itself
   (`playground` or `playground.panel` as a cell's result, or display()); a panel put inside
   another container is not told, so call `playground.redraw()` after its runs there.
 """
