@@ -143,19 +143,27 @@ def _run_axis(ax, runs):
     ax.set_xlabel("run", fontsize=FONT)
 
 
-def steps_per_run(runs: Sequence[Run], ax=None):
-    """One bar per run: how many steps it took, coloured by why it stopped; its max_steps drawn."""
+def _run_bars(ax, runs: list[Run], heights: list[float], drawn: int) -> None:
+    """A bar per run, coloured by why it stopped, from run `drawn` on: the bars of the runs
+    before are on `ax` already (the playground adds the new run's bar to its history plot
+    rather than drawing every bar again)."""
+    ax.bar(range(drawn, len(runs)), heights[drawn:],
+           color=[COLOURS[r.stop_reason] for r in runs[drawn:]], width=0.6)
+
+
+def steps_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0):
+    """One bar per run: how many steps it took, coloured by why it stopped; its max_steps drawn.
+    `drawn`: how many of the runs' bars `ax` holds already (see _run_bars)."""
     runs = list(runs)
     answered = sum(r.stop_reason == "answered" for r in runs)
     # The others did not all hit a limit: an error or the Stop button ends a run too.
     title = (f"{answered} of {len(runs)} runs answered; the colours say why the others stopped"
              if answered < len(runs) else f"All {len(runs)} runs answered within their step limit")
     ax = _axes(ax, title)
-    ax.bar(range(len(runs)), [len(r.steps) for r in runs],
-           color=[COLOURS[r.stop_reason] for r in runs], width=0.6)
+    _run_bars(ax, runs, [len(r.steps) for r in runs], drawn)
     # A run stopped before its first call (a budget too small for one) has no bar: mark it
     # on the axis in its colour, so it is not mistaken for a missing run.
-    for i, run in enumerate(runs):
+    for i, run in enumerate(runs[drawn:], drawn):
         if not run.steps:
             ax.text(i, 0, "0", ha="center", va="bottom", fontsize=FONT, fontweight="bold",
                     color=COLOURS[run.stop_reason])
@@ -170,15 +178,15 @@ def steps_per_run(runs: Sequence[Run], ax=None):
     return ax
 
 
-def cost_per_run(runs: Sequence[Run], ax=None):
-    """One bar per run: what it cost; its budget (max_cost_usd) drawn."""
+def cost_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0):
+    """One bar per run: what it cost; its budget (max_cost_usd) drawn. `drawn`: how many of
+    the runs' bars `ax` holds already (see _run_bars)."""
     runs = list(runs)
     over = sum(1 for r in runs if r.limits.get("max_cost_usd") is not None
                and r.cost_usd > r.limits["max_cost_usd"])
     ax = _axes(ax, f"{over} of {len(runs)} runs ended over budget (red mark: max_cost_usd)" if over
                else "No run spent more than its budget (red mark: max_cost_usd)")
-    ax.bar(range(len(runs)), [r.cost_usd for r in runs],
-           color=[COLOURS[r.stop_reason] for r in runs], width=0.6)
+    _run_bars(ax, runs, [r.cost_usd for r in runs], drawn)
     budgets = [r.limits.get("max_cost_usd") for r in runs]
     shown = [(i, b) for i, b in enumerate(budgets) if b is not None]
     if shown:

@@ -123,17 +123,20 @@ def _figures():
     return history, run
 
 
-def _emptied(figure) -> list:
+def _emptied(figure, keep_bars: bool = False) -> list:
     """The figure's axes, with what the last drawing put on them taken off, ready for the next.
 
     Not Axes.clear(): that throws away the axes' ticks too, and making ticks anew is most of
     a redraw's time. Taken off here: every bar, line, marker and text the plots add, and what
     they set that the next drawing might not set again (a log scale, an inverted axis).
+    keep_bars: leave the bars and their "0" marks, for a drawing that only adds bars.
     """
     for ax in figure.axes:
-        for container in [*ax.containers]:  # bars: the legend would find them again
-            container.remove()
-        for artist in [*ax.patches, *ax.lines, *ax.collections, *ax.texts]:
+        if not keep_bars:
+            for container in [*ax.containers]:  # bars: the legend would find them again
+                container.remove()
+        for artist in [*ax.lines, *ax.collections,
+                       *([] if keep_bars else [*ax.patches, *ax.texts])]:
             artist.remove()
         if ax.legend_ is not None:
             ax.legend_.remove()
@@ -190,6 +193,7 @@ class Playground:
         self._thread: threading.Thread | None = None
         self._shown = False  # has the panel been displayed? Until then, no plot is drawn
         self._figures = None  # the two figures, made at the first redraw and kept
+        self._drawn_runs: list[Run] = []  # the runs whose bars the history plot holds
         self._drawing = threading.Lock()
         models = list(models or ([client.default_model] if client else _model_choices()))
 
@@ -376,9 +380,16 @@ class Playground:
             if self._figures is None:
                 self._figures = _figures()
             history, run = self._figures
-            steps, cost = _emptied(history)
-            plots.steps_per_run(self.history, steps)
-            plots.cost_per_run(self.history, cost)
+            # The history plot holds a bar for each run drawn before: when the history only
+            # grew since, those bars stay and the new runs' are added (the axes, titles,
+            # limits and legends are drawn again all the same).
+            drawn = len(self._drawn_runs)
+            grew = drawn < len(self.history) and all(
+                a is b for a, b in zip(self.history, self._drawn_runs))
+            steps, cost = _emptied(history, keep_bars=grew)
+            plots.steps_per_run(self.history, steps, drawn=drawn if grew else 0)
+            plots.cost_per_run(self.history, cost, drawn=drawn if grew else 0)
+            self._drawn_runs = list(self.history)
             spent, tokens, times = _emptied(run)
             plots.cumulative_cost(self.history[-1], spent)
             plots.tokens_per_step(self.history[-1], tokens)

@@ -10,10 +10,11 @@ benchmark then acts as the front end: it sends the Run button's comm message
 the new history plot and then re-enabled the Run button on its IOPub channel (the button comes
 back after the whole redraw: the run, its step log, both plots drawn and their bytes' way out
 are all included; the browser's decoding of the PNGs is not). Each press is made at a step
-limit other than the last one's (9 or 10), so the history picture always changes. After each press
-the new run is taken back out of the history, so every press is made with exactly n runs
-after it. The two trees' kernels alternate press by press (the same noise for both); the
-figure is the median of the presses, and each ratio is taken from those medians.
+limit other than the last one's (9 or 10), so the history picture always changes, and each
+adds a run, as a student pressing Run again and again does: the presses timed "at n runs"
+leave n, n + 1, ... n + presses - 1 runs in the history (at 1: a fresh playground's first
+press and the next ones). The two trees' kernels alternate press by press (the same noise for
+both); the figure is the median of the presses, and each ratio is taken from those medians.
 
 The earlier commit's `agentlab/` folder is extracted with `git archive` into a temporary
 folder and put first on the kernel's PYTHONPATH: same Python, same packages, only the
@@ -110,7 +111,7 @@ class Kernel:
                     and content["data"].get("state", {}).get("disabled") is False):
                 waiting.discard("button enabled")
         elapsed = time.perf_counter() - start
-        self.execute("playground.wait(); playground.history.pop()")  # back to n runs
+        self.execute("playground.wait()")
         cpu = float(self.execute("print(time.process_time())")) - cpu
         return elapsed, cpu
 
@@ -146,8 +147,7 @@ def measure(base: str, presses: int, lengths=HISTORY_LENGTHS) -> dict:
             kernels = {name: Kernel(source) for name, source in trees.items()}
             try:
                 for kernel in kernels.values():
-                    kernel.open_playground(n)
-                    kernel.press()  # a warm-up press: first-use imports and caches
+                    kernel.open_playground(n)  # shown: the first drawing warms up matplotlib
                 samples = {name: [] for name in kernels}
                 for _ in range(presses):
                     for name, kernel in kernels.items():

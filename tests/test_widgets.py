@@ -47,8 +47,8 @@ def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
     for name in ("steps_per_run", "cost_per_run", "cumulative_cost", "tokens_per_step", "timeline"):
         original = getattr(plots, name)
 
-        def spy(data, ax, _original=original, _name=name):
-            drawn[_name] = _original(data, ax)
+        def spy(data, ax, _original=original, _name=name, **options):
+            drawn[_name] = _original(data, ax, **options)
             return drawn[_name]
         monkeypatch.setattr(plots, name, spy)
 
@@ -372,3 +372,27 @@ def test_the_plots_are_drawn_at_the_size_they_are_shown():
     for image in (playground.history_plot, playground.run_plot):
         width, height = struct.unpack(">II", bytes(image.value)[16:24])  # the PNG's IHDR
         assert 700 <= width <= 820 and height >= 250
+
+
+def test_a_run_added_to_the_history_adds_its_bars_and_keeps_the_others(playground):
+    """The history plot keeps the bars it drew; after another run it adds only the new run's
+    (the bar patches are the same objects), and after Clear it starts again."""
+    playground._repr_mimebundle_()
+    for steps in (1, 2):
+        playground.model.value = "tutor-looper"
+        playground.max_steps.value = steps
+        playground.run_button.click()
+    steps_axes, cost_axes = playground._figures[0].axes
+    before = list(steps_axes.patches)
+    playground.max_steps.value = 3
+    playground.run_button.click()
+    assert steps_axes.patches[:2] == before and len(steps_axes.patches) == 3
+    assert [p.get_height() for p in steps_axes.patches] == [1, 2, 3] and len(cost_axes.patches) == 3
+    playground.history.pop()  # a history that did not just grow is drawn again whole
+    playground.max_steps.value = 4
+    playground.run_button.click()
+    assert [p.get_height() for p in steps_axes.patches] == [1, 2, 4]
+    assert steps_axes.patches[0] is not before[0]
+    playground.clear()
+    playground.run_button.click()
+    assert [p.get_height() for p in steps_axes.patches] == [4] and len(cost_axes.patches) == 1
