@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from .records import STOP_REASONS, Run
 
@@ -51,7 +51,10 @@ def _fitted(ax, title: str) -> str:
 def _axes(ax, title: str):
     if ax is None:
         _, ax = plt.subplots(figsize=SIZE)
-    ax.set_title(_fitted(ax, title), fontsize=FONT)
+    # y=1.0: the title sits just above the axes, where matplotlib would put it anyway (no plot
+    # here has ticks on top); left to find that place itself, it lays out the ticks once more
+    # at every draw, a sixth of the playground's redraw.
+    ax.set_title(_fitted(ax, title), fontsize=FONT, y=1.0)
     ax.tick_params(labelsize=FONT - 1)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
@@ -93,7 +96,8 @@ def _dollars(value: float) -> str:
 
 def _money_axis(ax, label: str):
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _dollars(v)))
-    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    # No minor ticks: on a log scale they would be dozens of unlabelled marks to draw
+    ax.yaxis.set_minor_locator(NullLocator())
     ax.set_ylabel(label, fontsize=FONT)
 
 
@@ -121,25 +125,45 @@ def _room_for_legend(ax, rows: int):
         ax.set_ylim(bottom, bottom + (top - bottom) / (1 - share))
 
 
+RUN_TICKS = 10  # beyond this many runs, a label per bar would run together: label some
+
+
 def _run_axis(ax, runs):
+    """Runs on the x axis: each labelled up to RUN_TICKS runs, then #1 and every 2nd, 5th,
+    10th, 20th... run, so the labels stay readable (and cheap to draw) in a long history.
+
+    Example: 40 runs are labelled #1, #5, #10, ..., #40
+    """
     ax.set_xlim(-0.6, max(len(runs), 3) - 0.4)  # one run is one bar, not a wall
-    ax.set_xticks(range(len(runs)), run_labels(runs))
+    step = 1
+    while len(runs) / step > RUN_TICKS:
+        step = step * 5 // 2 if str(step).startswith("2") else step * 2  # 1, 2, 5, 10, 20...
+    shown = sorted({0, *range(step - 1, len(runs), step)}) if runs else []
+    ax.set_xticks(shown, [f"#{i + 1}" for i in shown])
     ax.set_xlabel("run", fontsize=FONT)
 
 
-def steps_per_run(runs: Sequence[Run], ax=None):
-    """One bar per run: how many steps it took, coloured by why it stopped; its max_steps drawn."""
+def _run_bars(ax, runs: list[Run], heights: list[float], drawn: int) -> None:
+    """A bar per run, coloured by why it stopped, from run `drawn` on: the bars of the runs
+    before are on `ax` already (the playground adds the new run's bar to its history plot
+    rather than drawing every bar again)."""
+    ax.bar(range(drawn, len(runs)), heights[drawn:],
+           color=[COLOURS[r.stop_reason] for r in runs[drawn:]], width=0.6)
+
+
+def steps_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0):
+    """One bar per run: how many steps it took, coloured by why it stopped; its max_steps drawn.
+    `drawn`: how many of the runs' bars `ax` holds already (see _run_bars)."""
     runs = list(runs)
     answered = sum(r.stop_reason == "answered" for r in runs)
     # The others did not all hit a limit: an error or the Stop button ends a run too.
     title = (f"{answered} of {len(runs)} runs answered; the colours say why the others stopped"
              if answered < len(runs) else f"All {len(runs)} runs answered within their step limit")
     ax = _axes(ax, title)
-    ax.bar(range(len(runs)), [len(r.steps) for r in runs],
-           color=[COLOURS[r.stop_reason] for r in runs], width=0.6)
+    _run_bars(ax, runs, [len(r.steps) for r in runs], drawn)
     # A run stopped before its first call (a budget too small for one) has no bar: mark it
     # on the axis in its colour, so it is not mistaken for a missing run.
-    for i, run in enumerate(runs):
+    for i, run in enumerate(runs[drawn:], drawn):
         if not run.steps:
             ax.text(i, 0, "0", ha="center", va="bottom", fontsize=FONT, fontweight="bold",
                     color=COLOURS[run.stop_reason])
@@ -154,15 +178,15 @@ def steps_per_run(runs: Sequence[Run], ax=None):
     return ax
 
 
-def cost_per_run(runs: Sequence[Run], ax=None):
-    """One bar per run: what it cost; its budget (max_cost_usd) drawn."""
+def cost_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0):
+    """One bar per run: what it cost; its budget (max_cost_usd) drawn. `drawn`: how many of
+    the runs' bars `ax` holds already (see _run_bars)."""
     runs = list(runs)
     over = sum(1 for r in runs if r.limits.get("max_cost_usd") is not None
                and r.cost_usd > r.limits["max_cost_usd"])
     ax = _axes(ax, f"{over} of {len(runs)} runs ended over budget (red mark: max_cost_usd)" if over
                else "No run spent more than its budget (red mark: max_cost_usd)")
-    ax.bar(range(len(runs)), [r.cost_usd for r in runs],
-           color=[COLOURS[r.stop_reason] for r in runs], width=0.6)
+    _run_bars(ax, runs, [r.cost_usd for r in runs], drawn)
     budgets = [r.limits.get("max_cost_usd") for r in runs]
     shown = [(i, b) for i, b in enumerate(budgets) if b is not None]
     if shown:

@@ -25,7 +25,9 @@ Design notes:
   are kept in the history like any other run.
 - The plots are drawn for a panel someone can see: after each run once the panel has been
   shown, and at once when it is first shown. A copy driven from code and never shown (notebook
-  5's `demo`) skips the two figures, about half a second a run. Shown means displayed itself
+  5's `demo`) skips the two figures. They are made once and redrawn in place after each run
+  (benchmarks/playground_press.py times a press), at the size they are shown, and hidden
+  until there is a run to draw. Shown means displayed itself
   (`playground` or `playground.panel` as a cell's result, or display()); a panel put inside
   another container is not told, so call `playground.redraw()` after its runs there.
 """
@@ -48,6 +50,8 @@ from .toolkit import COURSE_TOOLS
 from .tutor import PERSONAS
 
 PRICE_MODELS = ["gpt-4o-mini", "gpt-4.1-mini", "gpt-5-mini", "gpt-4o", "gpt-4.1", "gpt-5"]
+RUN_THE_CELLS = ("The live playground appears here once this notebook's cells have run: run them "
+                 "from the top (Shift+Enter on each, or Run > Run All Cells).")
 _LOG_STYLE = ("font-family: monospace; font-size: 12px; white-space: pre-wrap; max-height: 16em; "
               "overflow-y: auto; border: 1px solid #ccc; padding: 4px; margin: 0")
 
@@ -86,27 +90,66 @@ def _price_option(price) -> tuple:
 
 
 def _png(figure) -> bytes:
+    """The figure as a PNG at 72 dpi (a point is a pixel). zlib's fastest level: about 6 ms
+    sooner a figure than the default, for a PNG a few percent larger (~40-60 KB)."""
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=72)
+    figure.savefig(buffer, format="png", dpi=72, pil_kwargs={"compress_level": 1})
     return buffer.getvalue()
 
 
-def _figure(columns: int, size: tuple[float, float]):
-    """A figure outside pyplot's global state: safe to draw on the run's background thread."""
+# The figures are drawn at the size they are shown, at 72 dpi (a point is a pixel): 820 px
+# wide fits the output area of a 1280x800 JupyterLab with its file browser open, so the
+# 13-point text of agentlab.plots shows at 13 px instead of being scaled down to 7.
+HISTORY_SIZE = (11.4, 4.3)  # steps and cost per run, side by side
+RUN_SIZE = (11.4, 7.2)      # the last run: cost and tokens side by side, its timeline under them
+MARGINS = {"left": 0.09, "right": 0.98, "bottom": 0.13, "top": 0.8, "wspace": 0.32}
+
+
+def _figures():
+    """The playground's two figures, made once and redrawn in place after every run.
+
+    Outside pyplot's global state (safe to draw on the run's background thread), with fixed
+    margins: a layout pass per redraw (tight_layout) would cost as much as the drawing.
+    """
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=size)
-    return figure, figure.subplots(1, columns)
+    history = Figure(figsize=HISTORY_SIZE)
+    history.subplots(1, 2)
+    history.subplots_adjust(**MARGINS)
+    run = Figure(figsize=RUN_SIZE)
+    grid = run.add_gridspec(2, 2, height_ratios=(3, 2), hspace=0.6)
+    run.add_subplot(grid[0, 0]), run.add_subplot(grid[0, 1]), run.add_subplot(grid[1, :])
+    run.subplots_adjust(**{**MARGINS, "bottom": 0.08, "top": 0.88})
+    return history, run
 
 
-def _lay_out(figure) -> None:
-    """Fit the panels to their labels once (tight_layout), then fix that layout.
+def _emptied(figure, keep_bars: bool = False) -> list:
+    """The figure's axes, with what the last drawing put on them taken off, ready for the next.
 
-    tight_layout leaves a placeholder layout engine on the figure, and savefig runs a whole
-    extra layout pass for any engine; removing it gives the same PNG, about 20% sooner.
+    Not Axes.clear(): that throws away the axes' ticks too, and making ticks anew is most of
+    a redraw's time. Taken off here: every bar, line, marker and text the plots add, and what
+    they set that the next drawing might not set again (a log scale, an inverted axis).
+    keep_bars: leave the bars and their "0" marks, for a drawing that only adds bars.
     """
-    figure.tight_layout()
-    figure.set_layout_engine(None)
+    for ax in figure.axes:
+        if not keep_bars:
+            for container in [*ax.containers]:  # bars: the legend would find them again
+                container.remove()
+        for artist in [*ax.lines, *ax.collections,
+                       *([] if keep_bars else [*ax.patches, *ax.texts])]:
+            artist.remove()
+        if ax.legend_ is not None:
+            ax.legend_.remove()
+        if ax.get_yscale() != "linear":
+            ax.set_yscale("linear")
+        ax.yaxis.set_inverted(False)
+        # A fresh axes' limits, then autoscaling on: a run with no steps draws nothing, and
+        # must not be shown on the last run's scale
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.relim()
+        ax.autoscale()
+    return figure.axes
 
 
 class _PressButton(W.Button):
@@ -149,18 +192,25 @@ class Playground:
         self._stop = threading.Event()    # set by Stop; the run ends at its next step boundary
         self._thread: threading.Thread | None = None
         self._shown = False  # has the panel been displayed? Until then, no plot is drawn
+        self._figures = None  # the two figures, made at the first redraw and kept
+        self._drawn_runs: list[Run] = []  # the runs whose bars the history plot holds
+        self._drawing = threading.Lock()
         models = list(models or ([client.default_model] if client else _model_choices()))
 
+        # Two columns of controls that share the output area's width and wrap under each
+        # other where it is narrow: a 1280x800 screen with JupyterLab's file browser open
+        # leaves the output area about 820 px (tests/test_browser.py measures it).
         narrow = {"description_width": "9em"}
-        layout = W.Layout(width="34em")
+        short = {"description_width": "5em"}  # model, priced as, budget
+        layout = W.Layout(width="100%")
         self.task = W.Dropdown(options=tasks, value=tasks[0], description="task", style=narrow,
-                               layout=W.Layout(width="52em"))
-        self.model = W.Dropdown(options=models, value=models[0], description="model", style=narrow,
+                               layout=W.Layout(width="100%", max_width="52em"))
+        self.model = W.Dropdown(options=models, value=models[0], description="model", style=short,
                                 layout=layout)
         own_price = _own_price(client, models[0])
         prices = [own_price] if own_price not in PRICE_MODELS else []
         self.priced_as = W.Dropdown(options=[_price_option(p) for p in prices + PRICE_MODELS],
-                                    value=own_price, description="priced as", style=narrow,
+                                    value=own_price, description="priced as", style=short,
                                     layout=layout)
         self.max_steps = W.IntSlider(value=10, min=1, max=20, description="max_steps",
                                      continuous_update=False, style=narrow, layout=layout)
@@ -175,12 +225,12 @@ class Playground:
             options=[20, 30, 50, 100, 200, 500, 1000, 2000, 4000, 8000], value=4000,
             description="max_result_chars", continuous_update=False, style=narrow, layout=layout)
         self.wind_down = W.Checkbox(value=False, description="wind-down: answer at the last step",
-                                    indent=False, layout=W.Layout(margin="4px 0 0 9.5em"))
-        self.budget_mode = W.ToggleButtons(options=[("never exceed", "before"), ("pay, then check", "after")],
-                                           value="before", description="budget",
-                                           tooltips=["look ahead: refuse a call that could cross the budget",
-                                                     "the chapter's check, after paying: can overshoot"],
-                                           style={**narrow, "button_width": "11em"})
+                                    indent=False, layout=W.Layout(margin="4px 0 0 5.5em"))
+        self.budget_mode = W.ToggleButtons(
+            options=[("never exceed", "before"), ("pay, then check", "after")], value="before",
+            description="budget", style={**short, "button_width": "10.5em"},
+            tooltips=["look ahead: refuse a call that could cross the budget",
+                      "the chapter's check, after paying: can overshoot"])
         auto = W.Layout(width="auto")
         self.run_button = _PressButton(self.start, description="Run", button_style="primary",
                                        icon="play", layout=auto)
@@ -189,18 +239,27 @@ class Playground:
         self.save_button = W.Button(description="Save history as JSON", icon="save", layout=auto)
         self.status = W.HTML(value="Set the limits, then press Run.")
         self.log = W.HTML(value=self._log_html([]))
-        self.history_plot = W.Image(format="png", layout=W.Layout(max_width="60em"))
-        self.run_plot = W.Image(format="png", layout=W.Layout(max_width="80em"))
+        # Hidden until there is a run to draw: an Image with no picture shows a broken icon.
+        # At most their natural width (never stretched); narrower only in a narrower area.
+        self.history_plot = W.Image(format="png", layout=W.Layout(display="none", width="auto",
+                                                                  max_width="100%"))
+        self.run_plot = W.Image(format="png", layout=W.Layout(display="none", width="auto",
+                                                              max_width="100%"))
 
         self.model.observe(self._price_a_real_model_as_itself, names="value")
         self.run_button.on_click(lambda _: self.run())
         self.stop_button.on_click(lambda _: self.stop())
         self.clear_button.on_click(lambda _: self.clear())
         self.save_button.on_click(lambda _: self.save())
+        column = W.Layout(flex="1 1 25em", min_width="22em", max_width="34em",
+                          margin="0 1em 0 0")
         self.panel = _Panel([
             self.task,
-            W.HBox([W.VBox([self.max_steps, self.max_cost_usd, self.max_seconds, self.max_result_chars]),
-                    W.VBox([self.model, self.priced_as, self.budget_mode, self.wind_down])]),
+            W.HBox([W.VBox([self.max_steps, self.max_cost_usd, self.max_seconds,
+                            self.max_result_chars], layout=column),
+                    W.VBox([self.model, self.priced_as, self.budget_mode, self.wind_down],
+                           layout=column)],
+                   layout=W.Layout(flex_flow="row wrap", width="100%")),
             W.HBox([self.run_button, self.stop_button, self.clear_button, self.save_button]),
             self.status, self.log,
             self.history_plot, self.run_plot,
@@ -286,7 +345,7 @@ class Playground:
     def clear(self) -> None:
         self.history.clear()
         self.log.value = self._log_html([])
-        self.history_plot.value = self.run_plot.value = b""
+        self._hide_plots()
         self._say("History cleared.")
 
     def save(self, path: str | pathlib.Path | None = None) -> pathlib.Path | None:
@@ -307,22 +366,41 @@ class Playground:
         return target
 
     def redraw(self) -> None:
-        """Plot steps and cost per run over the history; the last run's cost, tokens and time."""
+        """Plot steps and cost per run over the history; the last run's cost, tokens and time.
+
+        The figures are kept between runs and redrawn in place at the size they are shown;
+        with no history, the plots are hidden (an empty image shows as a broken one).
+        """
         from . import plots
 
-        if not self.history:
-            return
-        fig, (steps, cost) = _figure(2, (11, 4.5))
-        plots.steps_per_run(self.history, steps)
-        plots.cost_per_run(self.history, cost)
-        _lay_out(fig)
-        self.history_plot.value = _png(fig)
-        fig, (spent, tokens, times) = _figure(3, (16, 4.5))
-        plots.cumulative_cost(self.history[-1], spent)
-        plots.tokens_per_step(self.history[-1], tokens)
-        plots.timeline(self.history[-1], times)
-        _lay_out(fig)
-        self.run_plot.value = _png(fig)
+        with self._drawing:  # the first display and a background run may both redraw
+            if not self.history:
+                self._hide_plots()
+                return
+            if self._figures is None:
+                self._figures = _figures()
+            history, run = self._figures
+            # The history plot holds a bar for each run drawn before: when the history only
+            # grew since, those bars stay and the new runs' are added (the axes, titles,
+            # limits and legends are drawn again all the same).
+            drawn = len(self._drawn_runs)
+            grew = drawn < len(self.history) and all(
+                a is b for a, b in zip(self.history, self._drawn_runs))
+            steps, cost = _emptied(history, keep_bars=grew)
+            plots.steps_per_run(self.history, steps, drawn=drawn if grew else 0)
+            plots.cost_per_run(self.history, cost, drawn=drawn if grew else 0)
+            self._drawn_runs = list(self.history)
+            spent, tokens, times = _emptied(run)
+            plots.cumulative_cost(self.history[-1], spent)
+            plots.tokens_per_step(self.history[-1], tokens)
+            plots.timeline(self.history[-1], times)
+            self.history_plot.value = _png(history)
+            self.run_plot.value = _png(run)
+            self.history_plot.layout.display = self.run_plot.layout.display = None
+
+    def _hide_plots(self) -> None:
+        self.history_plot.value = self.run_plot.value = b""
+        self.history_plot.layout.display = self.run_plot.layout.display = "none"
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -370,9 +448,11 @@ class Playground:
 
     def _repr_mimebundle_(self, **kwargs):
         # The live panel for front ends; a short, stable text for everything else (and nbval).
+        # A notebook opened before its cells run shows that text where the panel will be (the
+        # widgets live in the kernel), so it says what to do.
         bundle = self.panel._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict) and "text/plain" in bundle:
-            bundle["text/plain"] = repr(self)
+            bundle["text/plain"] = f"{self!r}\n{RUN_THE_CELLS}"
         return bundle
 
     def __repr__(self):

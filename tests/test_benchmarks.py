@@ -262,3 +262,27 @@ def test_the_notebook_sessions_run_with_the_readme_commands_own_options():
     options = notebooks.NBVAL[notebooks.NBVAL.index("addopts=") + 1:]
     assert options == notebooks.readme_options()
     assert "--nbval" in options and "--nbval-lax" not in options
+
+
+def test_the_playground_press_report_gives_ratios_to_the_earlier_commit_and_to_one_run():
+    import playground_press
+
+    figures = {(clock, tree, n): seconds
+               for clock in ("wall", "cpu")
+               for tree, scale in (("now", 1.0), ("abc1234", 2.0))
+               for n, seconds in ((1, 0.2 * scale), (40, 0.25 * scale))}
+    text = playground_press.report(figures, "abc1234", lengths=(1, 40))
+    assert "40        250            500     0.50x" in text
+    assert "now, against one run: 40 runs 1.25x" in text
+    assert text.count("abc1234, against one run: 40 runs 1.25x") == 2  # wall and CPU
+
+
+def test_the_earlier_commits_package_is_extracted_to_be_imported_first(tmp_path):
+    """Both the press and the first-kernel benchmarks import the earlier agentlab from here."""
+    import playground_press
+
+    tree = playground_press.extract("HEAD", tmp_path)
+    committed = subprocess.run(["git", "show", "HEAD:agentlab/widgets.py"], capture_output=True,
+                               text=True, check=True, cwd=playground_press.ROOT).stdout
+    assert (tree / "agentlab" / "widgets.py").read_text() == committed
+    assert (tree / "agentlab" / "__init__.py").is_file() and not (tree / "tests").exists()

@@ -217,3 +217,12 @@ def test_the_loop_diagram_draws_every_box_whole_inside_its_picture():
             assert (frame.x0 <= edge.x0 and edge.x1 <= frame.x1 and frame.y0 <= edge.y0
                     and edge.y1 <= frame.y1), (highlight, edge, frame)
         plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("count, labels", [
+    (3, ["#1", "#2", "#3"]), (10, [f"#{i}" for i in range(1, 11)]),
+    (40, ["#1", "#5", "#10", "#15", "#20", "#25", "#30", "#35", "#40"]),
+    (60, ["#1", "#10", "#20", "#30", "#40", "#50", "#60"])])
+def test_a_long_history_labels_some_runs_so_the_labels_stay_apart(count, labels):
+    ax = plots.steps_per_run([hand_made(2, "answered")] * count)
+    assert [t.get_text() for t in ax.get_xticklabels()] == labels

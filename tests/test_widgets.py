@@ -47,8 +47,8 @@ def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
     for name in ("steps_per_run", "cost_per_run", "cumulative_cost", "tokens_per_step", "timeline"):
         original = getattr(plots, name)
 
-        def spy(data, ax, _original=original, _name=name):
-            drawn[_name] = _original(data, ax)
+        def spy(data, ax, _original=original, _name=name, **options):
+            drawn[_name] = _original(data, ax, **options)
             return drawn[_name]
         monkeypatch.setattr(plots, name, spy)
 
@@ -211,9 +211,13 @@ def test_a_plot_that_fails_on_first_display_leaves_the_panel_shown_with_the_erro
     assert "could not be drawn: RuntimeError: no fonts" in playground.status.value
 
 
-def test_display_text_is_short_and_stable(playground):
+def test_display_text_is_short_and_stable_and_says_to_run_the_cells(playground):
+    """A notebook opened before its cells run shows this text where the panel will be."""
     bundle = playground._repr_mimebundle_()
-    assert bundle["text/plain"] == "<Playground: 2 task(s), 0 run(s)>"
+    assert bundle["text/plain"] == (
+        "<Playground: 2 task(s), 0 run(s)>\nThe live playground appears here once this "
+        "notebook's cells have run: run them from the top (Shift+Enter on each, or Run > Run "
+        "All Cells).")
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
@@ -320,3 +324,75 @@ def test_the_playground_log_and_saved_json_hold_no_key(playground, monkeypatch, 
     assert "rain (fetched with [masked key])" in saved  # the tool ran; its key was masked
     for text in (panel.log.value, saved, panel.status.value):
         assert key[:10] not in text
+
+
+def test_the_plots_are_hidden_until_there_is_a_run_so_no_broken_image_shows(playground):
+    playground._repr_mimebundle_()  # shown, with no run yet: an empty image would be broken
+    assert playground.history_plot.layout.display == playground.run_plot.layout.display == "none"
+    playground.run_button.click()
+    assert playground.history_plot.layout.display is None and bytes(playground.history_plot.value)
+    assert playground.run_plot.layout.display is None and bytes(playground.run_plot.value)
+    playground.clear()
+    assert playground.history_plot.layout.display == playground.run_plot.layout.display == "none"
+
+
+def test_the_figures_are_kept_between_runs_and_redrawn_in_place(playground):
+    """Two figures for the panel's life, each run's drawing replacing the last one's: the
+    legends name each stop reason once, and there is a bar per run, not per drawing."""
+    playground._repr_mimebundle_()
+    playground.model.value = "tutor-looper"
+    for steps in (1, 2, 3):
+        playground.max_steps.value = steps
+        playground.run_button.click()
+        figures = playground._figures
+        history, run = figures
+        assert playground._figures is figures  # the same two figures after every run
+    steps, cost = history.axes
+    assert [p.get_height() for p in steps.patches] == [1, 2, 3]
+    assert len(cost.patches) == 3
+    assert [t.get_text() for t in steps.get_legend().get_texts()] == [
+        "max_steps", "step limit (max_steps)"]
+    spent, tokens, times = run.axes
+    assert len(spent.get_lines()[0].get_xdata()) == 3 and len(tokens.patches) == 4 * 3
+    assert [t.get_text() for t in times.get_legend().get_texts()] == ["model", "tools"]
+    last_scale = times.get_xlim()  # the seconds of the last run's steps
+    playground.max_cost_usd.value = 1e-5  # too small for one call: a run with no step
+    playground.run_button.click()
+    assert playground.history[-1].steps == [] and times.get_xlim() != last_scale
+
+
+def test_the_plots_are_drawn_at_the_size_they_are_shown():
+    """At most 820 px wide, the output area's width on a 1280x800 screen with JupyterLab's
+    file browser open: a wider picture is scaled down, and its 13-px text with it."""
+    import struct
+
+    playground = Playground(TASKS[0])
+    playground._repr_mimebundle_()
+    playground.run_button.click()
+    for image in (playground.history_plot, playground.run_plot):
+        width, height = struct.unpack(">II", bytes(image.value)[16:24])  # the PNG's IHDR
+        assert 700 <= width <= 820 and height >= 250
+
+
+def test_a_run_added_to_the_history_adds_its_bars_and_keeps_the_others(playground):
+    """The history plot keeps the bars it drew; after another run it adds only the new run's
+    (the bar patches are the same objects), and after Clear it starts again."""
+    playground._repr_mimebundle_()
+    for steps in (1, 2):
+        playground.model.value = "tutor-looper"
+        playground.max_steps.value = steps
+        playground.run_button.click()
+    steps_axes, cost_axes = playground._figures[0].axes
+    before = list(steps_axes.patches)
+    playground.max_steps.value = 3
+    playground.run_button.click()
+    assert steps_axes.patches[:2] == before and len(steps_axes.patches) == 3
+    assert [p.get_height() for p in steps_axes.patches] == [1, 2, 3] and len(cost_axes.patches) == 3
+    playground.history.pop()  # a history that did not just grow is drawn again whole
+    playground.max_steps.value = 4
+    playground.run_button.click()
+    assert [p.get_height() for p in steps_axes.patches] == [1, 2, 4]
+    assert steps_axes.patches[0] is not before[0]
+    playground.clear()
+    playground.run_button.click()
+    assert [p.get_height() for p in steps_axes.patches] == [4] and len(cost_axes.patches) == 1

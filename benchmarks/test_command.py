@@ -1,0 +1,106 @@
+"""The README's test command (`python -m pytest`: unit tests, then strict nbval over every
+notebook), timed whole for this tree and for an earlier commit, back to back in one run.
+A benchmark that prints figures, not a test (its name is not collected: pytest's testpaths
+are tests/ and notebooks/).
+
+Method. The earlier commit's whole tree is extracted with `git archive` into a temporary
+folder, and the command runs there with this environment's Python and the commit's own
+pyproject settings (so the commit runs serially, as it did, and this tree with its
+pytest-xdist options); `agentlab` is imported from the commit's tree (PYTHONPATH first, for
+pytest, the notebook kernels nbval starts and every subprocess a test starts). Each session
+is timed from spawn to exit, with Python's bytecode caches written as on a student's laptop
+(PYTHONDONTWRITEBYTECODE removed: with it, every session would re-compile the tests'
+asserts). The outcomes (passed, failed, skipped) are printed beside each time: the same
+checks must pass in both. Beside the wall time, the CPU time of the whole process tree
+(pytest, its workers, the kernels and subprocesses), which a loaded machine changes less. With --workers, this tree also runs with `-n N` for each N given,
+to show how the command scales with cores.
+
+    python benchmarks/test_command.py                     # against 9b54b39
+    python benchmarks/test_command.py --workers 1         # ... and this tree on one worker
+    python benchmarks/test_command.py --extra=--ignore=tests/test_any_day.py   # like for like
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).parent.parent
+STARTING_COMMIT = "9b54b39"
+
+
+def environment(tree: pathlib.Path | None) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    return env
+
+
+def session(tree: pathlib.Path, extra: list[str], imports_from: pathlib.Path | None) -> dict:
+    """Run the README's command in `tree`; its wall time and outcome counts."""
+    start, cpu = time.perf_counter(), _children_cpu()
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *extra],
+                         cwd=tree, capture_output=True, text=True, env=environment(imports_from))
+    seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
+    summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-500:]
+    counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (passed|failed|skipped|error)",
+                                                     summary)}
+    return {"seconds": seconds, "cpu": cpu, "counts": counts, "summary": summary}
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every finished descendant: pytest, its workers, their kernels and
+    subprocesses (each level waits for its children, so their time is counted)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def extract(commit: str, into: pathlib.Path) -> pathlib.Path:
+    archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    target = into / commit
+    target.mkdir()
+    with tempfile.TemporaryFile() as file:
+        file.write(archive)
+        file.seek(0)
+        tarfile.open(fileobj=file).extractall(target)
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--base", default=STARTING_COMMIT)
+    parser.add_argument("--workers", default="", help="also run this tree with -n N, e.g. 1")
+    parser.add_argument("--paths", nargs="*", default=[],
+                        help="only these paths, e.g. notebooks (the notebooks' execution)")
+    parser.add_argument("--extra", default="", help="more pytest options for every session, "
+                        "e.g. --extra=--ignore=tests/test_any_day.py (a module only one has)")
+    args = parser.parse_args()
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="agentlab-suite-") as folder:
+        base = extract(args.base, pathlib.Path(folder))
+        options = [*args.extra.split(), *args.paths]
+        results[f"{args.base} (its own settings)"] = session(base, options, imports_from=base)
+        results["now (its own settings)"] = session(ROOT, options, imports_from=None)
+        for workers in filter(None, args.workers.split(",")):
+            results[f"now with -n {workers}"] = session(ROOT, ["-n", workers, *options], None)
+    command = " ".join(["python -m pytest", *options])
+    print(f"The README's test command, `{command}`, whole sessions one after another "
+          f"({os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the end):")
+    first = next(iter(results.values()))["seconds"]
+    for name, result in results.items():
+        print(f"  {name:32} {result['seconds']:7.1f} s  {result['seconds'] / first:5.2f}x  "
+              f"(CPU {result['cpu']:6.1f} s)  {result['summary'].strip('= ')}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
