@@ -174,9 +174,11 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
 
 # What a student copy leaves out, by path from the top of the checkout: the reference solutions,
 # the tests (they read the solutions), the instructor's guide (it answers the open questions),
-# and what a working checkout gathers (git history, virtual environment, saved runs, builds).
+# and what a working checkout gathers (git history, virtual environment, the hub's proxy from
+# npm, saved runs, builds).
 LEFT_OUT_AT_THE_TOP = {"notebooks/solutions", "tests", "docs/INSTRUCTORS.md",
-                       ".git", ".venv", ".ci", ".benchmarks", ".pytest_cache", ".hypothesis",
+                       ".git", ".venv", ".node", ".ci", ".benchmarks", ".pytest_cache",
+                       ".hypothesis",
                        "build", "dist", "test-artifacts", "agentlab-runs.json"}
 LEFT_OUT_ANYWHERE = ["__pycache__", "*.egg-info", ".ipynb_checkpoints",
                      "agentlab-runs.json"]  # the playground saves beside the notebooks

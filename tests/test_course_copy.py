@@ -53,3 +53,17 @@ def test_the_command_line_makes_the_copy_and_refuses_a_second_one(tmp_path, caps
     assert not (tmp_path / "students" / "notebooks" / "solutions").exists()
     assert main(["course", "--student-copy", str(tmp_path / "students")]) == 1
     assert "already exists: name a new folder" in capsys.readouterr().err
+
+
+def test_a_student_copy_leaves_out_the_hubs_proxy_install(tmp_path):
+    # .node/ holds configurable-http-proxy from npm (tests/test_hub.py, benchmarks/class_hub.py):
+    # thousands of files a student does not need, copied into every student's server.
+    checkout = tmp_path / "course"
+    (checkout / "notebooks").mkdir(parents=True)
+    (checkout / "notebooks" / "01_the_loop_by_hand.ipynb").write_text("{}")
+    proxy = checkout / ".node" / "node_modules" / ".bin"
+    proxy.mkdir(parents=True)
+    (proxy / "configurable-http-proxy").write_text("#!/usr/bin/env node\n")
+    copy = course.student_copy(tmp_path / "students", checkout=checkout)
+    assert (copy / "notebooks" / "01_the_loop_by_hand.ipynb").exists()
+    assert not (copy / ".node").exists()

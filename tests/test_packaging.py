@@ -22,7 +22,8 @@ def parse(requirement: str) -> tuple[str, str]:
 
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    requirements = project["dependencies"] + project["optional-dependencies"]["test"]
+    extras = project["optional-dependencies"]
+    requirements = project["dependencies"] + extras["test"] + extras["hub"]
     wanted = dict(parse(r) for r in requirements)
     wanted = {CONDA_NAMES.get(name, name): bound for name, bound in wanted.items()}
 
@@ -35,12 +36,13 @@ def test_environment_yml_matches_pyproject():
                 listed[name] = bound
     assert listed.pop("python") == project["requires-python"] and listed.pop("pip") == ""
     assert listed == wanted
-    assert "-e .[test]" in next(d for d in env["dependencies"] if isinstance(d, dict))["pip"]
+    assert "-e .[test,hub]" in next(d for d in env["dependencies"] if isinstance(d, dict))["pip"]
 
 
 def test_bounds_are_lower_bounds_only():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    for requirement in project["dependencies"] + project["optional-dependencies"]["test"]:
+    extras = project["optional-dependencies"]
+    for requirement in project["dependencies"] + extras["test"] + extras["hub"]:
         assert re.fullmatch(r"[A-Za-z0-9_.-]+>=[\d.]+", requirement), requirement
     assert project["requires-python"] == ">=3.10"
 
