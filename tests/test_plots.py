@@ -217,3 +217,18 @@ def test_the_loop_diagram_draws_every_box_whole_inside_its_picture():
             assert (frame.x0 <= edge.x0 and edge.x1 <= frame.x1 and frame.y0 <= edge.y0
                     and edge.y1 <= frame.y1), (highlight, edge, frame)
         plt.close(ax.figure)
+
+
+def test_the_loop_diagram_names_where_each_guardrail_sits():
+    # 04a's diagram lit only LIMITS, while most of the chapter's guardrails act in ACT/OBSERVE.
+    ax = plots.loop_diagram(("act", "observe", "limits"), guardrails=plots.CHAPTER_GUARDRAILS)
+    faces = [matplotlib.colors.to_hex(p.get_facecolor()) for p in ax.patches
+             if hasattr(p, "get_boxstyle")]
+    assert faces.count("#ffd166") == 3
+    texts = " ".join(t.get_text() for t in ax.texts)
+    for guardrail in ["allowlist", "errors back", "printing", "truncation", "step limit",
+                      "budget"]:
+        assert guardrail in texts
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="no part acts"):
+        plots.loop_diagram("acts")
