@@ -300,7 +300,7 @@ def check_temperature_tool(candidate) -> Verdict:
             number, why = None, f"raised {type(e).__name__}"
         if number is None or abs(number - (c * 9 / 5 + 32)) > ROUNDED:
             return Verdict(False, f"right on the five values named here, but on another "
-                           f"temperature it {why}, not celsius × 9/5 + 32: compute °F from "
+                           f"temperature it {why}, not its °F: compute °F from "
                            "celsius for any value (a table of answers fails here)")
     return Verdict(True, "schema and results are right: "
                    + json.dumps(candidate.schema["function"]["parameters"]))

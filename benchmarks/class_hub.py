@@ -53,6 +53,8 @@ import time
 import urllib.parse
 import uuid
 
+from agentlab.toolkit import CLOCK_VARIABLE, SAVED_NOTEBOOKS_CLOCK
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEPLOY_CONFIG = ROOT / "deploy" / "jupyterhub_config.py"
 SANITIZE = ROOT / "notebooks" / "sanitize.cfg"
@@ -122,6 +124,10 @@ c.JupyterHub.load_roles.append({{"name": "teacher", "services": ["teacher"], "sc
     "admin:users", "admin:servers", "list:users", "read:users", "tokens", "read:services"]}})
 if {as_root!r}:  # JupyterLab refuses root without it (a container, CI)
     c.Spawner.args = c.Spawner.args + ["--allow-root"]
+# The course's clock pinned where the saved notebooks were made, as the test command pins it:
+# get_time's weekday changes a prompt's token count, and the outputs are compared with the
+# saved ones. (A class's hub leaves the real clock.)
+c.Spawner.environment = {{{clock_variable!r}: {clock!r}}}
 """
 
 
@@ -137,7 +143,8 @@ def running_hub(folder: pathlib.Path, proxy: str, *, start_seconds: float = 60,
     config.write_text(TEST_CONFIG.format(
         deploy=str(DEPLOY_CONFIG), home=str(folder / "home" / "{username}"),
         port=port, hub_port=free_port(), api_port=free_port(), proxy=proxy, token=token,
-        as_root=hasattr(os, "geteuid") and os.geteuid() == 0))
+        as_root=hasattr(os, "geteuid") and os.geteuid() == 0,
+        clock_variable=CLOCK_VARIABLE, clock=SAVED_NOTEBOOKS_CLOCK))
     log = folder / "jupyterhub.log"
     with open(log, "wb") as out:
         process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)],
@@ -350,9 +357,12 @@ class Student:
             if raw is None:
                 raise ConnectionError("the kernel's websocket closed")
             message = json.loads(_message_part(raw))
+            kind, content = message["header"]["msg_type"], message["content"]
+            if kind == "status" and content["execution_state"] in ("restarting", "dead"):
+                # the server saw the kernel process die: no reply will ever come
+                raise ConnectionError(f"the kernel died ({content['execution_state']})")
             if message.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
-            kind, content = message["header"]["msg_type"], message["content"]
             if kind == "stream":
                 outputs.append({"output_type": "stream", "name": content["name"],
                                 "text": content["text"]})
@@ -617,6 +627,8 @@ def main(argv=None) -> int:
                         help="seconds after which no new notebook starts")
     parser.add_argument("--cell-timeout", type=float, default=180.0)
     parser.add_argument("--json", type=pathlib.Path, help="also write the figures here")
+    parser.add_argument("--hub-log", type=pathlib.Path,
+                        help="keep the hub's log (with the students' servers') here")
     args = parser.parse_args(argv)
     if not 1 <= args.students <= 60:
         parser.error("--students: from 1 to 60 (this machine has two cores)")
@@ -634,6 +646,8 @@ def main(argv=None) -> int:
         print(describe(result, chapters))
         if args.json:
             args.json.write_text(json.dumps(as_json(result), indent=1, default=str))
+        if args.hub_log:  # the hub's log and its students' servers': why something failed
+            shutil.copy(pathlib.Path(folder) / "jupyterhub.log", args.hub_log)
     return 0
 
 

@@ -65,10 +65,11 @@ c.Spawner.args = ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly
 
 # --- Per student: memory and CPU, a guarantee and a limit ----------------------------------------
 # From benchmarks/class_hub.py's run of thirty students (docs/INSTRUCTORS.md, "Sizing"): a
-# student's server and kernel peaked at about 0.3 GB; notebook 06 is the heaviest. The limit
-# leaves room for a second kernel (two notebooks open at once); the guarantee is what the
-# sizing table counts per student. CPU: a class mostly reads and runs a cell now and then, so
-# a tenth of a core is guaranteed and one core is the most a student's cell may take.
+# student's server with one notebook's kernel peaked at 0.31 GB, in every notebook. The
+# guarantee is what the sizing table counts per student; the limit leaves room for more open
+# notebooks (a kernel each). CPU: a class mostly reads and runs a cell now and then (all six
+# notebooks 01 to 05 took 17 CPU seconds), so a tenth of a core is guaranteed and one core is
+# the most a student's cell may take.
 MEMORY_GUARANTEE = "512M"
 MEMORY_LIMIT = "1G"
 CPU_GUARANTEE = 0.1

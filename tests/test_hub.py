@@ -8,7 +8,9 @@ and runs notebook 01 in it. It needs the `hub` extra and configurable-http-proxy
 CI installs both (.ci/run).
 """
 
+import asyncio
 import importlib.util
+import json
 import re
 import pathlib
 import sys
@@ -151,3 +153,21 @@ def test_outputs_are_compared_as_nbval_compares_them():
         [{"output_type": "stream", "name": "stdout", "text": "took 1.7 s\n"}], rules)
     assert class_hub.text_of(saved, rules) != class_hub.text_of(
         [{"output_type": "stream", "name": "stdout", "text": "took 1.7 s!\n"}], rules)
+
+
+def test_a_kernel_that_dies_mid_cell_is_reported_not_waited_for():
+    # When a kernel process dies, its server restarts it and says so on the websocket; the
+    # cell's reply never comes. The simulation must say so at once, not wait out its timeout.
+    class DyingKernel:
+        def write_message(self, text):
+            pass
+
+        async def read_message(self):
+            await asyncio.sleep(0.01)  # a real socket waits: the timeout below can fire
+            return json.dumps({"header": {"msg_type": "status"}, "parent_header": {},
+                               "content": {"execution_state": "restarting"}})
+
+    student = class_hub.Student.__new__(class_hub.Student)
+    student.name = "ada"
+    with pytest.raises(ConnectionError, match="the kernel died"):
+        asyncio.run(asyncio.wait_for(student._cell(DyingKernel(), "session", "print(1)"), 5))

@@ -81,6 +81,9 @@ def _run_failed(trial: Trial, timeout: float) -> tuple[str, str] | None:
     if not trial.finished:
         return f"did not return within {timeout:g} s", ""
     error = trial.raised
+    if error is None and trial.returned is None and trial.requests:  # a loop, not a stub
+        return "returned None", ("return text however the run ends: when a limit stops it, a "
+                                 "sentence that says which limit")
     if isinstance(error, NotImplementedError) or (error is None and trial.returned is None):
         what = "raised NotImplementedError" if error else "returned None"
         return what, "fill in run_agent: it returns the model's answer text"
@@ -271,7 +274,7 @@ def check_max_steps(run_agent, timeout: float, draw: Draws) -> Entry:
 # early in the other. (chars of musing per reply, the budget in calls of the mean reply)
 DEAR = ((5_000, 8_000), (3.0, 4.5))
 CHEAP = ((200, 500), (11.0, 14.0))
-BUDGET_STEPS = 40  # the step limit of the budget runs: far more than the budgets allow
+BUDGET_STEPS = 24  # the step limit of the budget runs: far more than the budgets allow
 
 
 def _budget_run(draw: Draws, kind) -> tuple[list[str], float]:
@@ -306,15 +309,19 @@ def check_budget(run_agent, timeout: float, draw: Draws) -> Entry:
                            content=musings[n]) if n < BUDGET_STEPS else None,
                        timeout, max_steps=BUDGET_STEPS, max_cost_usd=budget)
         trials.append(trial)
-        failure = _run_failed(trial, timeout)
-        if failure:
-            before = "".join(f"{run}; " for run in runs)
-            return _failed_entry("budget", trials, failure, expect, model, hint, before=before)
         spent, late_calls = 0.0, 0
         for request in trial.requests:
             if spent > budget:
                 late_calls += 1
             spent += request.cost_usd
+        failure = _run_failed(trial, timeout)
+        if failure:
+            before = "".join(f"{run}; " for run in runs)
+            if late_calls:  # a loop with no budget may overrun the timeout: it says why
+                hint = f"{_calls(late_calls)} after ${budget} was spent: " + hint
+                failure = (f"{failure[0]}, {late_calls} model calls after the budget was spent",
+                           failure[1])
+            return _failed_entry("budget", trials, failure, expect, model, hint, before=before)
         over = (f", ${spent - budget:.6f} over the budget" if spent > budget else
                 f", ${spent:.6f} spent")
         late = f", {late_calls} of them after the budget was spent" if late_calls else ""
@@ -337,8 +344,7 @@ def check_budget(run_agent, timeout: float, draw: Draws) -> Entry:
                     "calls, a price per call assumed); stop on the money spent: add up "
                     "estimate_cost(response) and stop once it passes max_cost_usd")
         elif late_calls:
-            hint = (f"{late_calls} model call{'s' * (late_calls != 1)} after ${budget} was spent: "
-                    + hint)
+            hint = f"{_calls(late_calls)} after ${budget} was spent: " + hint
         if late_calls or early:
             return _entry("budget", trials, False, expect, model, "; ".join(runs), hint)
     return _entry("budget", trials, True, expect, model, "; ".join(runs), hint)
@@ -369,8 +375,9 @@ def check_allowlist(run_agent, timeout: float, draw: Draws) -> Entry:
     loop = (f"answered {forbidden} with {_short(refusal)}, ran {ran or 'no tool'}, "
             f"{_returned(trial)}")
     if refusal and not marked:
-        loop += "; that answer reads as a result, not a refusal"
-        hint = MARKER_HINT
+        loop += "; that answer reads as a result: the model is told a tool it was not given ran"
+        hint = ("check `name in tool_impls` before calling, and send the refusal back marked "
+                "as an error: json.dumps({'error': ...}), or text starting 'Error:'")
     return _entry("allowlist", trial, held, expect, model, loop, hint)
 
 

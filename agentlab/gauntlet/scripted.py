@@ -4,10 +4,10 @@ Each model is the misbehaviour of one of the tutor's personas (the looper, the h
 the sloppy one, ...) written as a script: reply number n is decided by n and by the grade's
 draws (draws.py: names, arguments, reply lengths), never by the wording of what the loop sends
 back. Each hostile behaviour (a hang, a flood, an exception) is put behind a drawn name by
-one_argument_tool, so a name tells the loop nothing. So a check depends on what the loop does (its calls,
-counts and costs), and the tutor's own wording can change without changing a grade. Every
-script ends in a plain answer after a fixed number of replies: a loop without a step limit
-still finishes.
+one_argument_tool, so a name tells the loop nothing. So a check depends on what the loop does
+(its calls, counts and costs), and the tutor's own wording can change without changing a
+grade. Every script ends in a plain answer after a fixed number of replies: a loop without a
+step limit still finishes.
 
 A script is served through agentlab's offline server (server.make_transport(respond=...)), so
 the loop meets the real API's rules: usage is reported by the tutor's token rule, an
