@@ -4,6 +4,8 @@ wrong one, and the notebooks show the questions but never an answer."""
 import json
 import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -71,6 +73,9 @@ def test_each_chapter_has_one_to_three_quizzes_and_no_answer_in_any_notebook():
     assert sorted(n for names in used.values() for n in names) == sorted(quizzes())
 
 
-def test_the_quizzes_ship_with_the_package():
-    text = (ROOT / "pyproject.toml").read_text()
-    assert 'agentlab = ["quizzes.json"]' in text
+def test_the_quizzes_ship_with_the_package(tmp_path):
+    # What a plain `pip install .` copies: setuptools' build_py, run on this checkout.
+    subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q",
+                    "build_py", "--build-lib", str(tmp_path)], cwd=ROOT, check=True,
+                   capture_output=True, timeout=120)
+    assert json.loads((tmp_path / "agentlab" / "quizzes.json").read_text()) == quizzes()
