@@ -8,7 +8,8 @@ Within a run:  cumulative_cost (against the budget line), tokens_per_step (the p
 Together:      compare (four panels for a run history, with a key naming each run's model,
                prices and budget mode).
 Sweeps:        success_rate (tasks solved against a limit, from agentlab.sweeps).
-The loop:      loop_diagram (THINK, ACT, OBSERVE as a drawn cycle, one part highlighted).
+The loop:      loop_diagram (THINK, ACT, OBSERVE as a drawn cycle, parts highlighted, each
+                guardrail written where it sits).
 
 Every title states what to see in the figure, computed from the runs it shows.
 
@@ -426,7 +427,8 @@ def loop_diagram(highlight=None, ax=None, guardrails: dict | None = None):
     # Each part's guardrails in red, where there is room: under ACT and OBSERVE, left of
     # THINK and of LIMITS.
     places = {"think": (1.3, 4.85, "center"), "act": (8.3, 1.05, "center"),
-              "observe": (1.9, 1.25, "center"), "limits": (3.2, 0.65, "right")}
+              "observe": (1.9, 1.25, "center"), "limits": (3.2, 0.65, "right"),
+              "answer": (8.6, 4.05, "center")}
     for name, text in (guardrails or {}).items():
         x, y, align = places[name]
         ax.text(x, y, text, ha=align, va="center", fontsize=FONT - 3, color=LIMIT,
