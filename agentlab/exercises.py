@@ -22,6 +22,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import io
 import json
 import math
 import os
@@ -509,6 +510,113 @@ def check_europe_only(approve) -> Verdict:
     denied = [c.name + str(json.loads(c.arguments)) for c in run.tool_calls if c.denied]
     return Verdict(True, f"in a real run the model was refused {denied} and answered: "
                    f"{run.answer!r}")
+
+
+class _Abandoned(BaseException):
+    """Raised into a loop the check stopped waiting for, past its `except Exception`."""
+
+
+class _RecordingClient:
+    """The tutor's client, keeping every request's messages; it stops a loop left behind."""
+
+    def __init__(self):
+        self.client, self.requests, self.abandoned = _tutor(), [], False
+
+    def chat(self, *args, **kwargs):
+        if self.abandoned or len(self.requests) >= 12:
+            raise _Abandoned("the check stopped this run")
+        self.requests.append(copy.deepcopy(kwargs.get("messages") or (args[1:2] or [[]])[0]))
+        return self.client.chat(*args, **kwargs)
+
+
+def _run_loop(my_loop, task: str, approve, seconds: float = 5.0):
+    """my_loop(task, ...) with the tutor and a recorded get_weather, in a thread waited for at
+    most `seconds`: (what it returned or raised, the cities get_weather ran for, the client)."""
+    import threading
+
+    ran, outcome, client = [], {}, _RecordingClient()
+
+    def weather(**arguments):
+        ran.append(arguments.get("city"))
+        return get_weather(**arguments)
+
+    def target():
+        try:
+            outcome["returned"] = my_loop(task, [get_weather.schema], {"get_weather": weather},
+                                          client, TUTOR, max_steps=6, approve=approve)
+        except BaseException as e:  # noqa: BLE001 - what the loop raised is the evidence
+            outcome["raised"] = e
+
+    # What the loop prints (each call, if it shows them) stays out of the check's output.
+    with contextlib.redirect_stdout(io.StringIO()):
+        worker = threading.Thread(target=target, daemon=True, name="check-approval")
+        worker.start()
+        worker.join(seconds)
+    if worker.is_alive():
+        client.abandoned = True
+        outcome["raised"] = TimeoutError(f"my_loop did not return within {seconds:g} s")
+    return outcome, ran, client
+
+
+def _answer_to_city(requests: list, city: str) -> str | None:
+    """The content of the tool message that answered the call asking for `city`, if any."""
+    messages = requests[-1] if requests else []
+    ids = {c["id"] for m in messages for c in m.get("tool_calls") or []
+           if city in c["function"]["arguments"]}
+    answers = [m.get("content") for m in messages
+               if m.get("role") == "tool" and m.get("tool_call_id") in ids]
+    return answers[0] if answers else None
+
+
+def check_loop_approval(my_loop) -> Verdict:
+    """my_loop(..., approve=None) asks approve(name, arguments) before running each call: True
+    runs it; a Deny, or anything else, refuses it with an error the model reads. Tried with a
+    hook that refuses one city, a hook that returns None, and no hook at all."""
+    if not callable(my_loop):
+        return Verdict(False, f"expected your loop, a function, got {_short(my_loop)}")
+    try:
+        inspect.signature(my_loop).bind("task", [], {}, None, TUTOR, approve=None)
+    except (TypeError, ValueError):
+        return Verdict(False, "my_loop takes no approve argument: add approve=None to its "
+                       "parameters, after max_cost_usd")
+    task = "Is it warmer in Tokyo or in Paris?"
+    reason = "only European cities today: ask about Paris, Oslo, Rome or Madrid"
+
+    def europe_only(name, arguments):
+        return True if arguments.get("city") != "Tokyo" else Deny(reason)
+
+    trials = [("no hook", None, ["Tokyo", "Paris"]),
+              ("a hook that refuses Tokyo", europe_only, ["Paris"]),
+              ("a hook that forgot its return (None)", lambda name, arguments: None, [])]
+    for label, hook, should_run in trials:
+        outcome, ran, client = _run_loop(my_loop, task, hook)
+        if "raised" in outcome:
+            e = outcome["raised"]
+            return Verdict(False, f"with {label}, my_loop raised {type(e).__name__}: "
+                           f"{_short(e, 150)}")
+        if _is_stub_result(outcome["returned"]):
+            return Verdict(False, f"with {label}, my_loop returned "
+                           f"{_short(outcome['returned'])}: fill in the stub")
+        if sorted(ran) != sorted(should_run):
+            return Verdict(False, f"with {label}, get_weather ran for {ran or 'no city'}; it "
+                           f"should have run for {should_run or 'no city'}"
+                           + ("" if hook is None else ": ask approve(name, arguments) before "
+                              "each call, and run the call only when it returns True"))
+        for city in {"Tokyo", "Paris"} - set(should_run):
+            content = _answer_to_city(client.requests, city)
+            if content is None:
+                return Verdict(False, f"with {label}, the refused call for {city} got no tool "
+                               "message: answer it (the API refuses an unanswered call)")
+            if error_in_text(content) is None:
+                return Verdict(False, f"with {label}, the refused call for {city} was answered "
+                               f"{_short(content)}, which reads like a result: mark it as an "
+                               "error")
+            if hook is europe_only and reason not in content:
+                return Verdict(False, f"the refusal sent back for {city} is {_short(content)}: "
+                               "send the Deny's reason (verdict.reason), so the model knows "
+                               "what it may ask instead")
+    return Verdict(True, "no hook ran both cities; the refusing hook kept Tokyo out with its "
+                   "reason; a hook returning None refused both")
 
 
 def check_looper_settings(limits, wind_down=False) -> Verdict:

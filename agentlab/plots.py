@@ -8,7 +8,8 @@ Within a run:  cumulative_cost (against the budget line), tokens_per_step (the p
 Together:      compare (four panels for a run history, with a key naming each run's model,
                prices and budget mode).
 Sweeps:        success_rate (tasks solved against a limit, from agentlab.sweeps).
-The loop:      loop_diagram (THINK, ACT, OBSERVE as a drawn cycle, one part highlighted).
+The loop:      loop_diagram (THINK, ACT, OBSERVE as a drawn cycle, parts highlighted, each
+                guardrail written where it sits).
 
 Every title states what to see in the figure, computed from the runs it shows.
 
@@ -390,10 +391,22 @@ def success_rate(curves: dict, ax=None, *, xlabel: str = "limit", log_x: bool = 
     return ax
 
 
-def loop_diagram(highlight: str | None = None, ax=None):
+# Where each guardrail sits in the loop: most act on a tool call (ACT) or on what goes back
+# (OBSERVE); only the step limit, the budget and the time limit stop the loop as a whole.
+CHAPTER_GUARDRAILS = {"act": "allowlist · errors back\nprinting each call",
+                      "observe": "truncation",
+                      "limits": "step limit · budget"}
+BEYOND_THE_CHAPTER = {"think": "wind-down: a last call\nwith tool_choice=\"none\"",
+                      "act": "tool timeout · repeat guard\napproval hook",
+                      "limits": "time limit"}
+
+
+def loop_diagram(highlight=None, ax=None, guardrails: dict | None = None):
     """The agent loop drawn as a cycle: THINK -> ACT -> OBSERVE -> back, with the exit to an
     answer and the guardrails that can stop it. `highlight` ("think", "act", "observe",
-    "limits") colours one part, so each notebook can point at what it adds."""
+    "limits", or several of them) colours those parts, so each notebook can point at what it
+    adds. `guardrails` ({part: text}, e.g. CHAPTER_GUARDRAILS) writes under each part the
+    guardrails that sit there."""
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     if ax is None:
@@ -412,8 +425,13 @@ def loop_diagram(highlight: str | None = None, ax=None):
         "answer": (7.3, 4.5, "ANSWER\nno tool call: done"),
         "limits": (3.4, 0.1, "LIMITS checked every step:\nsteps, budget, time"),
     }
+    lit = {highlight} if isinstance(highlight, str) else set(highlight or ())
+    unknown = (lit | set(guardrails or {})) - set(boxes)
+    if unknown:
+        raise ValueError(f"no part {', '.join(sorted(unknown))} in the loop; the parts are "
+                         f"{', '.join(boxes)}")
     for name, (x, y, text) in boxes.items():
-        on = highlight == name
+        on = name in lit
         width = 2.6 if name in ("answer",) else 3.0
         ax.add_patch(FancyBboxPatch((x, y), width, 1.1, boxstyle="round,pad=0.1",
                                     facecolor="#ffd166" if on else "#f1faee",
@@ -430,4 +448,13 @@ def loop_diagram(highlight: str | None = None, ax=None):
     arrow((5.6, 4.2), (7.6, 2.8), "tool calls")
     arrow((6.5, 2.1), (3.5, 2.1), "results")
     arrow((1.9, 2.8), (2.9, 4.6), "REPEAT")
+    # Each part's guardrails in red, where there is room: under ACT and OBSERVE, left of
+    # THINK and of LIMITS.
+    places = {"think": (1.3, 4.85, "center"), "act": (8.3, 1.05, "center"),
+              "observe": (1.9, 1.25, "center"), "limits": (3.2, 0.65, "right"),
+              "answer": (8.6, 4.05, "center")}
+    for name, text in (guardrails or {}).items():
+        x, y, align = places[name]
+        ax.text(x, y, text, ha=align, va="center", fontsize=FONT - 3, color=LIMIT,
+                weight="bold", wrap=True)
     return ax

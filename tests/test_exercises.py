@@ -763,3 +763,79 @@ def test_progress_is_printed_text(capsys):
     assert capsys.readouterr().out.splitlines() == [
         "sweeping max_steps: 1/4 runs (25%)", "sweeping max_steps: 2/4 runs (50%)",
         "sweeping max_steps: 3/4 runs (75%)", "sweeping max_steps: 4/4 runs (100%)"]
+
+
+# --- 04b: the approval hook in the student's own loop ----------------------------------------
+
+def loop_with_approval(refusal=lambda name, verdict: {"error": f"{name} not run: "
+                                                                 f"{verdict.reason}"},
+                       ask=lambda approve, name, arguments: approve(name, arguments),
+                       answer_refusals=True):
+    """A student's loop with an approve hook; the arguments plant one mistake each."""
+    def my_loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.5,
+                approve=None):
+        messages = [{"role": "user", "content": user_message}]
+        for _ in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                name, arguments = call.function.name, json.loads(call.function.arguments)
+                verdict = True if approve is None else ask(approve, name, arguments)
+                if verdict is True:
+                    content = json.dumps(tool_impls[name](**arguments))
+                elif not answer_refusals:
+                    continue
+                else:
+                    if not isinstance(verdict, Deny):
+                        verdict = Deny("the approval hook refused it")
+                    content = refusal(name, verdict)
+                    content = content if isinstance(content, str) else json.dumps(content)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        return "Stopped: step limit."
+    return my_loop
+
+
+RIGHT["check_loop_approval"] = loop_with_approval()
+
+
+def test_check_loop_approval_accepts_a_loop_that_asks_before_each_call():
+    verdict = ex.check_loop_approval(loop_with_approval())
+    assert verdict and repr(verdict).startswith("✓ Works")
+    # "Error: ..." text reads as a failure too (notebook 1's rule)
+    assert ex.check_loop_approval(loop_with_approval(
+        refusal=lambda name, verdict: f"Error: {verdict.reason}"))
+
+
+def test_check_loop_approval_refuses_each_planted_mistake():
+    refused(ex.check_loop_approval(loop_with_approval(ask=lambda approve, n, a: True)),
+            "get_weather ran for", "Tokyo")
+    # a forgotten return (None) must refuse, as agentlab's loop does: it fails closed
+    refused(ex.check_loop_approval(loop_with_approval(
+        ask=lambda approve, n, a: approve(n, a) or True)), "None", "no city")
+    refused(ex.check_loop_approval(loop_with_approval(
+        refusal=lambda name, verdict: {"error": "refused"})), "verdict.reason")
+    refused(ex.check_loop_approval(loop_with_approval(
+        refusal=lambda name, verdict: f"{name} was not run: {verdict.reason}")),
+        "reads like a result")
+    refused(ex.check_loop_approval(loop_with_approval(answer_refusals=False)), "raised")
+    refused(ex.check_loop_approval(lambda user_message, tools, tool_impls, client, model,
+                                   max_steps=10, max_cost_usd=0.5: "done"), "approve=None")
+    refused(ex.check_loop_approval(lambda *a, approve=None, **k: ...), "fill in the stub")
+    refused(ex.check_loop_approval("my_loop"), "a function")
+
+
+def test_check_loop_approval_gives_up_on_a_loop_that_never_returns():
+    import threading
+    never = threading.Event()
+
+    def hangs(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.5,
+              approve=None):
+        never.wait(30)
+
+    import time
+    started = time.perf_counter()
+    refused(ex.check_loop_approval(hangs), "did not return")
+    never.set()
+    assert time.perf_counter() - started < 10

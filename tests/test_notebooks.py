@@ -90,6 +90,40 @@ def test_solutions_pass_every_check(path):
         assert "✓ Works" in output and "✗" not in output, output
 
 
+GRADE_CALL = re.compile(r"^grade\(my_loop\b.*$", re.M)
+
+
+def grade_cells(path):
+    return [c for c in cells_of(path)
+            if c["cell_type"] == "code" and GRADE_CALL.search("".join(c["source"]))]
+
+
+def test_the_students_loop_grows_from_03_to_04b_one_graded_row_at_a_time():
+    """The student writes my_loop in 03 and adds each guardrail in 04a and 04b, graded on the
+    spot: each Your-turn stub shows "Not yet", and its solution holds the same rows, same draws."""
+    rows = {}
+    for stem in ["03_the_loop_in_forty_lines", "04a_the_chapters_guardrails",
+                 "04b_beyond_the_chapter"]:
+        student, solution = ROOT / f"{stem}.ipynb", ROOT / "solutions" / f"{stem}_solutions.ipynb"
+        calls = [GRADE_CALL.search("".join(c["source"])).group() for c in grade_cells(student)]
+        assert calls == [GRADE_CALL.search("".join(c["source"])).group()
+                         for c in grade_cells(solution)], stem
+        for cell in grade_cells(student):
+            source, output = "".join(cell["source"]), shown(cell)
+            assert "✗ Not yet" in output and "✓" not in output, source
+            if "def my_loop" in source:
+                assert "..." in source, "the student's loop is a stub to fill in"
+        for cell in grade_cells(solution):
+            assert shown(cell).startswith("✓ All checks held"), shown(cell)[:300]
+        rows[stem] = " ".join(calls)
+    assert "answers" in rows["03_the_loop_in_forty_lines"]
+    for row in ["max_steps", "observability", "budget", "allowlist", "bad_json", "unencodable",
+                "tool_error", "truncation"]:
+        assert f'"{row}"' in rows["04a_the_chapters_guardrails"], row
+    for row in ["time", "repeats"]:
+        assert f'"{row}"' in rows["04b_beyond_the_chapter"], row
+
+
 def test_no_student_notebook_shows_a_solution_cell():
     for path in STUDENTS:
         text = path.read_text()

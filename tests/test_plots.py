@@ -226,3 +226,34 @@ def test_the_loop_diagram_draws_every_box_whole_inside_its_picture():
 def test_a_long_history_labels_some_runs_so_the_labels_stay_apart(count, labels):
     ax = plots.steps_per_run([hand_made(2, "answered")] * count)
     assert [t.get_text() for t in ax.get_xticklabels()] == labels
+
+
+def test_the_loop_diagram_names_where_each_guardrail_sits():
+    # 04a's diagram lit only LIMITS, while most of the chapter's guardrails act in ACT/OBSERVE.
+    ax = plots.loop_diagram(("act", "observe", "limits"), guardrails=plots.CHAPTER_GUARDRAILS)
+    faces = [matplotlib.colors.to_hex(p.get_facecolor()) for p in ax.patches
+             if hasattr(p, "get_boxstyle")]
+    assert faces.count("#ffd166") == 3
+    texts = " ".join(t.get_text() for t in ax.texts)
+    for guardrail in ["allowlist", "errors back", "printing", "truncation", "step limit",
+                      "budget"]:
+        assert guardrail in texts
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="no part acts"):
+        plots.loop_diagram("acts")
+
+
+@pytest.mark.parametrize("guardrails", [plots.CHAPTER_GUARDRAILS, plots.BEYOND_THE_CHAPTER,
+                                        {"answer": "wind-down's answer"}])
+def test_the_guardrails_written_on_the_loop_stay_inside_it_and_off_its_boxes(guardrails):
+    ax = plots.loop_diagram(tuple(guardrails), guardrails=guardrails)
+    ax.figure.canvas.draw()
+    frame = ax.get_window_extent()
+    boxes = [p.get_window_extent() for p in ax.patches if hasattr(p, "get_boxstyle")]
+    labels = [t for t in ax.texts if t.get_text() in guardrails.values()]
+    assert len(labels) == len(guardrails)
+    for label in labels:
+        edge = label.get_window_extent()
+        assert frame.x0 <= edge.x0 and edge.x1 <= frame.x1, label.get_text()
+        assert not [b for b in boxes if b.overlaps(edge)], label.get_text()
+    plt.close(ax.figure)
