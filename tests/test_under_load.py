@@ -22,6 +22,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from agentlab import Limits, run_agent, tool, toolkit
 
 ROOT = pathlib.Path(__file__).parent.parent
@@ -63,6 +65,9 @@ def busy_loops(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(count)]
 
 
+@pytest.mark.skipif(os.environ.get("CI") != "true", reason="CI only (CI=true): a minute of "
+                    "both cores spinning while nbval runs 03 and 04b; the suite itself already "
+                    "runs them on two busy workers")
 def test_the_timing_sensitive_notebooks_under_cpu_contention(tmp_path):
     # A spinning process on every core: nbval's kernel gets half a core at most, as a
     # student's does when the class runs cells at once. Strict nbval, as in the suite.
