@@ -29,8 +29,8 @@ import time
 from .masking import mask, public_url
 from .models import connect
 from .pricing import Budget, Unpriceable, token_count
-from .records import Run, Step, ToolCall, print_step
-from .tools import Outcome, RepeatGuard, Toolbox, exception_text
+from .records import Run, Step, ToolCall, print_step, text_of
+from .tools import EndRun, Outcome, RepeatGuard, Toolbox, exception_text
 
 SYSTEM_PROMPT = ("You are a helpful assistant. Use tools when needed. "
                  "When you have the answer, reply normally without calling a tool.")
@@ -183,13 +183,21 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
                 except KeyboardInterrupt:  # it may have run: the record must not say it did not
                     observe(messages, step, call, CUT_SHORT)
                     raise
+                except EndRun as e:  # a tool or hook raised CancelledError, GeneratorExit...
+                    if e.outcome:  # the tool ran: record how it ended
+                        observe(messages, step, call, e.outcome)
+                    raise
                 observe(messages, step, call, outcome)                      # 3. OBSERVE
             steps.finished(step)                                            # 4. REPEAT
     except (KeyboardInterrupt, StopRun) as e:
         steps.cut_short()  # the step in progress is paid for: the observers see it too
         return end(run, clock, interrupted(e))
-    except ObserverFailed as e:
+    except (ObserverFailed, EndRun) as e:
+        steps.cut_short()
         return end(run, clock, Stop("error", str(e)))
+    except BaseException as e:  # noqa: BLE001 - anything else (SystemExit...) keeps the run too
+        steps.cut_short()
+        return end(run, clock, Stop("error", f"the run stopped on {exception_text(e)}"))
     return end(run, clock, Stop("max_steps", f"the step limit of {limits.max_steps} was reached"))
 
 
@@ -221,9 +229,9 @@ class Steps:
         for observe in self.observers:
             try:
                 observe(step)
-            except StopRun:
+            except (StopRun, KeyboardInterrupt):
                 raise
-            except (Exception, SystemExit) as e:  # a broken observer stops the run, kept
+            except BaseException as e:  # noqa: BLE001 - a broken observer stops the run, kept
                 raise ObserverFailed(observe, e) from e
 
     def cut_short(self) -> None:
@@ -298,6 +306,8 @@ def shown_last(steps: Steps, step: Step, stop: Stop) -> Stop:
 def final_reply(response, last: Stop | None) -> Stop | None:
     """The run ends with this reply: an answer, a wind-down answer, or a reply cut at the cap."""
     content = response.message.get("content")
+    if isinstance(content, list):  # a reply made of text parts: the answer is their text
+        content = text_of(content)
     if response.finish_reason == "length":
         return Stop("truncated", "the reply was cut off at the max-tokens cap "
                     "(Limits.max_output_tokens); its partial text is kept as the answer",

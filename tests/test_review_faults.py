@@ -1,0 +1,343 @@
+"""The faults an outside edge review found (issue 21): one test per promise that broke.
+
+Each test here failed on the code before the fix it names, and passes after it:
+exceptions outside Exception, untrusted prices, keys in every shape a value takes, the whole-run
+deadline against a slow network, tools that overrun, and the budget's look-ahead against an API
+that reports cached prompts.
+"""
+
+import asyncio
+import json
+import socket
+import sys
+import threading
+import time
+
+import pytest
+
+from agentlab import Limits, Run, connect, run_agent, tool
+from agentlab.masking import MASK, mask, public_url
+from agentlab.pricing import Budget, Price, Unpriceable, cost_usd
+from agentlab.records import format_step
+from agentlab.server import handle, make_transport
+from agentlab.toolkit import COURSE_TOOLS
+
+from loopback import loopback
+
+COAT = "What's the weather in Paris, and should I take a coat?"
+FAKE_KEY = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
+
+
+def call_then_answer(name, arguments, text="done"):
+    """A scripted model: one tool call, then an answer quoting the tool's result."""
+    def respond(model, messages, tools, tool_choice, **options):
+        if messages[-1]["role"] == "tool":
+            return {"role": "assistant", "content": f"{text}: {messages[-1]['content']}"}
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+    return respond
+
+
+def kept(run: Run) -> None:
+    """The run came back whole: its paid step, every tool call answered, a JSON round trip."""
+    assert len(run.steps) == 1 and run.cost_usd > 0
+    asked = [c["id"] for m in run.messages for c in m.get("tool_calls") or []]
+    assert asked == [m["tool_call_id"] for m in run.messages if m["role"] == "tool"]
+    assert Run.from_json(run.to_json()) == run
+
+
+# --- exceptions outside Exception end the run, kept --------------------------------------------
+
+class Custom(BaseException):
+    """A BaseException of a framework's own, as trio and gevent have."""
+
+
+@pytest.mark.parametrize("raised", [asyncio.CancelledError, GeneratorExit, Custom])
+def test_a_tool_raising_a_base_exception_ends_the_run_with_error_kept(raised):
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the weather."""
+        raise raised("stop everything")
+
+    run = run_agent(COAT, [get_weather],
+                    client=connect(respond=call_then_answer("get_weather", {"city": "Paris"})))
+    assert run.stop_reason == "error" and raised.__name__ in run.stop_detail
+    kept(run)
+    assert run.tool_calls[0].error and raised.__name__ in run.tool_calls[0].error  # it ran
+
+
+@pytest.mark.parametrize("raised", [asyncio.CancelledError, SystemExit, GeneratorExit, Custom])
+def test_an_approval_hook_raising_a_base_exception_ends_the_run_with_error_kept(raised):
+    ran = []
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the weather."""
+        ran.append(city)
+        return "rain"
+
+    def approve(name, arguments):
+        raise raised("the hook gives up")
+
+    run = run_agent(COAT, [get_weather], approve=approve,
+                    client=connect(respond=call_then_answer("get_weather", {"city": "Paris"})))
+    assert run.stop_reason == "error" and "approval hook" in run.stop_detail
+    assert not ran  # fails closed: the call never ran
+    kept(run)
+
+
+@pytest.mark.parametrize("raised", [asyncio.CancelledError, GeneratorExit, Custom])
+def test_an_observer_raising_a_base_exception_ends_the_run_with_error_kept(raised):
+    def show(step):
+        raise raised("the view went away")
+
+    run = run_agent(COAT, COURSE_TOOLS, on_step=show)
+    assert run.stop_reason == "error" and "on_step observer show" in run.stop_detail
+    kept(run)
+
+
+def test_a_model_call_raising_a_base_exception_ends_the_run_with_error():
+    def respond(model, messages, tools, tool_choice, **options):
+        raise asyncio.CancelledError("the event loop is shutting down")
+
+    run = run_agent(COAT, COURSE_TOOLS, client=connect(respond=respond))
+    assert run.stop_reason == "error" and "CancelledError" in run.stop_detail
+
+
+# --- a price that cannot be trusted is refused, and the budget fails closed ---------------------
+
+@pytest.mark.parametrize("prices", [(float("nan"), 1), (1, float("nan")), (-1, -1), (0.15, -1),
+                                    (float("inf"), 1), (1, float("-inf")), (True, 1), ("1", 1)])
+def test_a_price_that_is_not_a_finite_non_negative_number_is_refused(prices):
+    with pytest.raises(ValueError, match="Price.(input|output)_per_mtok must be"):
+        Price(*prices)
+
+
+def test_a_free_model_has_a_price_of_zero():
+    assert Price(0, 0).cost(10**6, 10**6) == 0
+
+
+def test_the_budget_fails_closed_for_a_cost_that_is_not_a_finite_non_negative_number():
+    class Broken(Price):  # a subclass that gets past the checks: the cost still is not trusted
+        def cost(self, prompt_tokens, completion_tokens):
+            return float("nan")
+
+    with pytest.raises(Unpriceable, match="not a finite"):
+        cost_usd(Broken(1, 1), 10, 10)
+    assert Budget(0.01, Broken(1, 1)).refuse_call([{"role": "user", "content": "hi"}], None, 10)
+
+
+# --- keys in every shape a value takes -----------------------------------------------------------
+
+def test_mask_reaches_into_every_shape_a_value_takes():
+    parts = [{"type": "text", "text": f"the key is {FAKE_KEY}"}]
+    assert mask(parts) == [{"type": "text", "text": f"the key is {MASK}"}]
+    assert mask({FAKE_KEY: (FAKE_KEY, 1)}) == {MASK: (MASK, 1)}
+    assert mask(f"key {FAKE_KEY}".encode()) == f"key {MASK}".encode()
+    assert mask(b"\xff" + FAKE_KEY.encode()) == b"\xff" + MASK.encode()  # not UTF-8 still
+    assert mask(42) == 42 and mask(None) is None
+
+
+def parts_reply(text):
+    """A scripted model whose reply content is a list of text parts, as some servers send."""
+    return lambda model, messages, tools, tool_choice, **options: {
+        "role": "assistant", "content": [{"type": "text", "text": text}]}
+
+
+def test_a_reply_made_of_text_parts_is_masked_and_can_be_shown(capsys):
+    run = run_agent("Say the key.", [], client=connect(respond=parts_reply(f"It is {FAKE_KEY}")),
+                    on_step=lambda step: print(format_step(step)))
+    shown = [run.answer, json.dumps(run.messages), run.to_json(), repr(run), run._repr_html_(),
+             capsys.readouterr().out]
+    for text in shown:
+        assert FAKE_KEY[:10] not in text
+    assert run.answer == f"It is {MASK}"  # the parts' text, as the answer
+
+
+def test_a_key_as_a_tool_parameters_default_is_not_sent_to_the_model():
+    @tool
+    def fetch(url: str, api_key: str = FAKE_KEY) -> str:
+        """Fetch a page with our key."""
+        return f"fetched with {api_key[:3]}"
+
+    sent = []
+
+    def respond(model, messages, tools, tool_choice, **options):
+        sent.append(json.dumps(tools))
+        return call_then_answer("fetch", {"url": "http://x"})(model, messages, tools, tool_choice)
+
+    run = run_agent("Fetch it.", [fetch], client=connect(respond=respond))
+    assert sent and all(FAKE_KEY[:10] not in text for text in sent)
+    assert run.tool_calls[0].result == "fetched with sk-"  # the tool still gets its real default
+
+
+def test_a_clients_repr_shows_no_password_or_token_from_its_base_url():
+    client = connect("gpt-4o-mini", api_key="x" * 20,
+                     base_url="http://me:hunter2@127.0.0.1:9/v1?token=abc123")
+    assert "hunter2" not in repr(client) and "abc123" not in repr(client)
+    assert "127.0.0.1:9/v1" in repr(client)
+
+
+def test_a_key_given_to_connect_and_echoed_by_a_401_is_masked(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    secret = "my-own-secret-key-0123456789"  # not sk- shaped: only knowing it can mask it
+
+    body = json.dumps({"error": {"message": f"Incorrect API key provided: {secret}.",
+                                 "type": "auth", "param": None, "code": None}}).encode()
+    with loopback(lambda: [b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\n"
+                           b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body)
+                           + body]) as url:
+        client = connect("gpt-4o-mini", api_key=secret, base_url=url, max_retries=0)
+        run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_seconds=5))
+    assert run.stop_reason == "error" and secret not in run.stop_detail
+    assert MASK in run.stop_detail
+
+
+@pytest.mark.parametrize("text, masked", [
+    ("ask-sk-12345678", f"ask-{MASK}"), ("xsk-12345678", "xsk-12345678"),
+    ("\\nsk-12345678", f"\\n{MASK}"), ("sk-1234567", "sk-1234567"), ("sk-12345678", MASK),
+    ("xsk-" * 5 + "sk-12345678", "xsk-" * 5 + MASK), ("xsk-xsk-12345678", "xsk-xsk-12345678"),
+    ("_sk-abcdefgh_", MASK.join(["_", ""]))])
+def test_the_literal_first_key_shape_finds_what_the_look_behind_one_found(text, masked):
+    assert mask(text) == masked
+
+
+
+# --- the whole-run deadline holds whatever the network does ------------------------------------
+
+ANSWER = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created": 0,
+                     "model": "gpt-4o-mini", "choices": [{
+                         "index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": "Take a coat."}}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 3,
+                               "total_tokens": 13}}).encode()
+HEAD = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(ANSWER))
+MARGIN = 0.3  # seconds: the README states the deadline holds to within this
+
+
+def trickled():  # the head at once, then the body a byte every 0.4 s (12 bytes: 4.8 s at most)
+    return [HEAD, *[item for byte in ANSWER[:12] for item in (0.4, bytes([byte]))]]
+
+
+def late_head():  # the head at 0.8 s, the body at 1.6 s
+    return [0.8, HEAD, 0.8, ANSWER]
+
+
+@pytest.mark.parametrize("script", [trickled, late_head])
+def test_a_slow_network_cannot_stretch_the_runs_deadline(script):
+    with loopback(script) as url:
+        client = connect("gpt-4o-mini", api_key="x" * 20, base_url=url, max_retries=0)
+        start = time.perf_counter()
+        run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_seconds=1))
+    took = time.perf_counter() - start
+    assert run.stop_reason == "max_seconds" and run.answer is None
+    assert took < 1 + MARGIN and run.seconds < 1 + MARGIN
+
+
+def test_a_slow_name_lookup_cannot_stretch_the_runs_deadline(monkeypatch):
+    """A 3 s lookup, with no network: getaddrinfo stubbed for one made-up name."""
+    real = socket.getaddrinfo
+
+    def slow_lookup(host, *args, **kwargs):
+        if host == "slow-lookup.agentlab.test":
+            time.sleep(3)
+            host = "127.0.0.1"  # port 9 (discard): refused, so the abandoned call ends too
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow_lookup)
+    client = connect("gpt-4o-mini", api_key="x" * 20, max_retries=0,
+                     base_url="http://slow-lookup.agentlab.test:9/v1")
+    start = time.perf_counter()
+    run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_seconds=1))
+    assert run.stop_reason == "max_seconds" and time.perf_counter() - start < 1 + MARGIN
+
+
+def test_a_reply_that_arrives_after_the_deadline_is_not_an_answer():
+    """The call is timed to end just past the deadline: its reply is dropped, not answered."""
+    def late(model, messages, tools, tool_choice, **options):
+        time.sleep(0.6)
+        return {"role": "assistant", "content": "too late"}
+
+    run = run_agent("Hi", [], client=connect(respond=late), limits=Limits(max_seconds=0.5))
+    assert run.stop_reason == "max_seconds" and run.answer is None
+
+
+# --- a tool that overruns its timeout ----------------------------------------------------------
+
+@tool
+def backtrack(n: int) -> str:
+    """A regular expression that backtracks for about a second, holding the GIL throughout."""
+    import re
+
+    return str(re.match(r"(a+)+$", "a" * n + "b"))
+
+
+def test_a_result_that_arrives_after_the_tool_timeout_is_not_used_as_if_on_time():
+    run = run_agent("Match it.", [backtrack], limits=Limits(tool_timeout=0.05),
+                    client=connect(respond=call_then_answer("backtrack", {"n": 23})))
+    call = run.tool_calls[0]
+    assert call.error and "did not finish within 0.05 s" in call.error, call
+    assert "did not finish" in run.messages[3]["content"]  # the model is told so
+    assert call.result != "None"
+
+
+# --- the look-ahead is a bound for an API that reports cached prompts ---------------------------
+
+def cached_prompts(report_cached=True):
+    """An API that reports only the uncached part of a prompt as prompt_tokens on a cache hit
+    (the cached part in prompt_tokens_details), as a provider that counts cache reads apart
+    from input does, and bills the full prompt on a miss, every sixth call. Its tokenizer is
+    honest but coarse: a token per byte of the request's messages and tools, the most any
+    byte-level tokenizer can count."""
+    calls = []
+
+    def handler(method, path, body):
+        status, payload, delay = handle(method, path, body)
+        if status == 200:
+            calls.append(1)
+            request = json.loads(body)
+            full = sum(len(json.dumps(request.get(field) or [], ensure_ascii=False).encode())
+                       for field in ("messages", "tools"))
+            usage = payload["usage"]
+            usage["prompt_tokens"] = full
+            if len(calls) % 6 != 1:  # a hit: only the newest tenth was not in the cache
+                usage["prompt_tokens"] = full // 10
+                if report_cached:
+                    usage["prompt_tokens_details"] = {"cached_tokens": full - full // 10}
+            usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return status, payload, delay
+    return handler
+
+
+def test_the_before_budget_holds_when_the_api_reports_cached_prompts():
+    """The review's case: 6 of 40 budgets ended over (worst +23%): the look-ahead trusted the
+    last call's reported prompt tokens, which a hit reports as a tenth of the prompt."""
+    over = []
+    for i in range(40):
+        budget = 0.004 * 1.08 ** i
+        client = connect("tutor-looper", transport=make_transport(cached_prompts()),
+                         priced_as=Price(2.5, 10))
+        run = run_agent("What is 2 + 2?", COURSE_TOOLS, client=client,
+                        limits=Limits(max_cost_usd=budget, max_steps=12, max_repeats=None,
+                                      max_output_tokens=100))
+        if run.cost_usd > budget:
+            over.append((round(budget, 4), round(run.cost_usd, 4)))
+    assert not over
+
+
+def test_an_api_that_reports_no_cached_tokens_at_all_is_the_stated_edge():
+    """README and pricing.py state it: an API that leaves a hit's cached tokens out of both
+    fields can bill a miss beyond the look-ahead. The run then stops at once and says so."""
+    stops = []
+    for i in range(40):
+        budget = 0.004 * 1.08 ** i
+        client = connect("tutor-looper", transport=make_transport(cached_prompts(False)),
+                         priced_as=Price(2.5, 10))
+        run = run_agent("What is 2 + 2?", COURSE_TOOLS, client=client,
+                        limits=Limits(max_cost_usd=budget, max_steps=12, max_repeats=None,
+                                      max_output_tokens=100))
+        if run.cost_usd > budget:
+            stops.append((run.stop_reason, "the look-ahead allowed for" in run.stop_detail))
+    assert stops and set(stops) == {("max_cost", True)}  # over, but never a clean answer
