@@ -14,6 +14,7 @@ sys.path.insert(0, str(HERE))
 
 import canned  # noqa: E402
 import frameworks  # noqa: E402
+import masking_speed  # noqa: E402
 import server_load  # noqa: E402
 import setups  # noqa: E402
 import startup  # noqa: E402
@@ -255,3 +256,10 @@ def test_the_notebook_sessions_run_with_the_readme_commands_own_options():
     options = notebooks.NBVAL[notebooks.NBVAL.index("addopts=") + 1:]
     assert options == notebooks.readme_options()
     assert "--nbval" in options and "--nbval-lax" not in options
+
+
+def test_the_masking_benchmark_compares_patterns_that_agree():
+    for text in masking_speed.texts(0.2).values():
+        old = masking_speed.timed(masking_speed.LOOK_BEHIND_FIRST, text)[1]
+        new = masking_speed.timed(masking_speed.KEY_SHAPE, text)[1]
+        assert old == new and (masking_speed.MASK in new) == ("sk-proj" in text)

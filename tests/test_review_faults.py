@@ -8,15 +8,18 @@ that reports cached prompts.
 
 import asyncio
 import json
+import re
 import socket
 import sys
 import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentlab import Limits, Run, connect, run_agent, tool
-from agentlab.masking import MASK, mask, public_url
+from agentlab.masking import KEY_SHAPE, MASK, mask
 from agentlab.pricing import Budget, Price, Unpriceable, cost_usd
 from agentlab.records import format_step
 from agentlab.server import handle, make_transport
@@ -201,6 +204,16 @@ def test_a_key_given_to_connect_and_echoed_by_a_401_is_masked(monkeypatch):
     ("_sk-abcdefgh_", MASK.join(["_", ""]))])
 def test_the_literal_first_key_shape_finds_what_the_look_behind_one_found(text, masked):
     assert mask(text) == masked
+
+
+# The pattern before the fix, as an oracle: right, but tried at every position of the text.
+LOOK_BEHIND_FIRST = re.compile(r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))sk-[A-Za-z0-9_*-]{8,}")
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="sk-_*xn\\0 \t\u00e9", max_size=60))
+def test_the_literal_first_pattern_masks_exactly_what_the_old_one_did(text):
+    assert KEY_SHAPE.sub(MASK, text) == LOOK_BEHIND_FIRST.sub(MASK, text)
 
 
 
