@@ -47,6 +47,7 @@ class Limits:
     tool_timeout: float | None = 10.0   # seconds per tool call
     max_repeats: int | None = 2         # the same call (tool + arguments) this many times in a row
     max_output_tokens: int = 1024       # sent as the request's max tokens; bounds each call's cost
+    isolate: str = "thread"             # tools run on a thread, or "process": killed on time
 
     def __post_init__(self):
         _check_limit("max_steps", self.max_steps, int, optional=False)
@@ -56,6 +57,11 @@ class Limits:
         _check_limit("tool_timeout", self.tool_timeout, (int, float))
         _check_limit("max_repeats", self.max_repeats, int)
         _check_limit("max_output_tokens", self.max_output_tokens, int, optional=False)
+        if self.isolate not in ISOLATION:
+            raise ValueError(f"Limits.isolate must be one of {ISOLATION}, not {self.isolate!r}")
+
+
+ISOLATION = ("thread", "process")  # how a tool runs: tools.py, isolated.py
 
 
 def _check_limit(name: str, value, kind, optional: bool = True) -> None:
@@ -144,6 +150,8 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
     client = client or connect(model)
     model = model or client.default_model
     toolbox = Toolbox.of(tools)
+    if limits.isolate == "process":  # a tool a fresh process cannot import: say so now
+        toolbox.check_importable()
     schemas = toolbox.schemas  # what the model sees, the same at every step
     messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": task}]
     priced_as = client.priced_as(model)
@@ -350,7 +358,7 @@ def act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repeat
     return toolbox.call(call.function.name, call.function.arguments,
                         timeout=limits.tool_timeout, deadline=clock.end(),
                         max_result_chars=limits.max_result_chars, approve=approve,
-                        repeat_guard=repeats)
+                        repeat_guard=repeats, isolate=limits.isolate)
 
 
 def observe(messages: list, step: Step, call, outcome: Outcome) -> None:

@@ -33,6 +33,7 @@ import warnings
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
+from . import isolated
 from .masking import MASK, mask
 from .watched import Overran, run_within
 
@@ -414,14 +415,23 @@ class Toolbox:
                 "data ", "the arguments ", 1)
         return None
 
+    def check_importable(self) -> None:
+        """For isolate="process": raise ValueError, naming the fix, for a tool that a fresh
+        Python process could not import (one defined in a notebook cell or in __main__)."""
+        for t in self.tools.values():
+            isolated.reference(t)
+
     def call(self, name: str, arguments_json: str | None, *, timeout: float | None = None,
              max_result_chars: int | None = 4000, approve=None,
-             repeat_guard: RepeatGuard | None = None, deadline: float | None = None) -> Outcome:
+             repeat_guard: RepeatGuard | None = None, deadline: float | None = None,
+             isolate: str = "thread") -> Outcome:
         """Decide about one tool call and, if it passes every check, run it.
 
         timeout:  seconds the tool may take, turning its result into text included
         deadline: the run's end, as a time.perf_counter() value: the tool gets at most what is
                   left of it once the checks (the approval hook too) have passed
+        isolate:  "thread" (a watched thread, abandoned if it overruns) or "process" (a fresh
+                  process, killed if it overruns: isolated.py)
         """
         start = time.perf_counter()
 
@@ -464,6 +474,9 @@ class Toolbox:
             timeout = left if timeout is None else min(timeout, left)
 
         def run_and_observe():  # 5. run, 6. observe: both within the timeout
+            if isolate == "process":  # the child turns the result into text
+                return truncate(mask(isolated.call(self.tools[name], arguments, timeout)),
+                                max_result_chars)
             result = self.tools[name].function(**arguments)
             try:
                 return truncate(mask(to_text(result)), max_result_chars)
@@ -471,7 +484,10 @@ class Toolbox:
                 raise Unreadable(e) from e
 
         try:
-            content, cut = run_within(run_and_observe, timeout, name="agentlab-tool")
+            if isolate == "process":  # the wait for a process is not held up by its GIL
+                content, cut = run_and_observe()
+            else:
+                content, cut = run_within(run_and_observe, timeout, name="agentlab-tool")
         except Overran as e:
             late = ("" if e.took is None else f" (it finished after {e.took:.2f} s, too late: "
                     "its result was dropped)")
@@ -480,6 +496,11 @@ class Toolbox:
         except Unreadable as e:
             return refuse(f"{name} returned a result that cannot be read as text: "
                           f"{exception_text(e.__cause__)}", arguments=arguments)
+        except isolated.UnreadableInChild as e:
+            return refuse(f"{name} returned a result that cannot be read as text: {e}",
+                          arguments=arguments)
+        except isolated.FailedInChild as e:
+            return refuse(f"{name} failed: {e}", arguments=arguments)
         except (Exception, SystemExit) as e:  # SystemExit: a tool that calls sys.exit or argparse
             return refuse(f"{name} failed: {exception_text(e)}", arguments=arguments)
         except KeyboardInterrupt:

@@ -354,3 +354,53 @@ def test_an_api_that_reports_no_cached_tokens_at_all_is_the_stated_edge():
         if run.cost_usd > budget:
             stops.append((run.stop_reason, "the look-ahead allowed for" in run.stop_detail))
     assert stops and set(stops) == {("max_cost", True)}  # over, but never a clean answer
+
+
+# --- isolate="process": a tool that holds the GIL is stopped on time --------------------------
+
+def test_threads_cannot_stop_a_tool_that_holds_the_gil_and_the_readme_says_so():
+    """The stated limit: with a thread, the run ends late by as long as the tool holds the GIL
+    (its result dropped all the same)."""
+    from runaway_tools import backtrack as runaway
+
+    start = time.perf_counter()
+    run = run_agent("Match it.", [runaway], limits=Limits(tool_timeout=0.1, max_seconds=0.3),
+                    client=connect(respond=call_then_answer("backtrack", {"n": 25})))
+    assert time.perf_counter() - start > 0.3 + MARGIN  # 1-2 s of regex here: the GIL held us
+    assert run.stop_reason == "max_seconds" and "did not finish" in run.tool_calls[0].error
+
+
+def test_a_tool_in_its_own_process_is_stopped_at_its_timeout_even_holding_the_gil():
+    from runaway_tools import backtrack as runaway
+
+    start = time.perf_counter()
+    run = run_agent("Match it.", [runaway],
+                    limits=Limits(tool_timeout=0.5, max_seconds=2, isolate="process"),
+                    client=connect(respond=call_then_answer("backtrack", {"n": 30})))
+    assert time.perf_counter() - start < 2 + MARGIN  # 2**30 steps: minutes, were it not killed
+    assert "did not finish within 0.5 s" in run.tool_calls[0].error
+
+
+@pytest.mark.parametrize("name, arguments, seen", [
+    ("shout", {"text": "hi"}, "done: HI"),
+    ("fails", {"text": "luck"}, "fails failed: ValueError: no luck"),
+    ("vanishes", {"text": "x"}, "vanishes failed: its process ended with exit code 3")])
+def test_a_tool_in_its_own_process_answers_fails_or_dies_as_a_thread_one_would(
+        name, arguments, seen):
+    import runaway_tools
+
+    run = run_agent("Go.", [getattr(runaway_tools, name)], limits=Limits(isolate="process"),
+                    client=connect(respond=call_then_answer(name, arguments)))
+    assert seen in run.answer
+
+
+def test_isolate_process_refuses_a_tool_a_fresh_process_cannot_import():
+    @tool
+    def local(city: str) -> str:
+        """Defined inside a function."""
+        return city
+
+    with pytest.raises(ValueError, match="define it in a module"):
+        run_agent("Go.", [local], limits=Limits(isolate="process"))
+    with pytest.raises(ValueError, match="Limits.isolate must be one of"):
+        Limits(isolate="container")
