@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
+import multiprocessing.connection
 
 from .watched import Overran
 
@@ -68,6 +69,11 @@ def _child(module: str, name: str, arguments: dict, pipe) -> None:
         pipe.send(("unreadable", exception_text(e)))
 
 
+def _ended(child) -> tuple[str, str]:
+    child.join(1)
+    return "failed", f"its process ended with exit code {child.exitcode}"
+
+
 def call(tool, arguments: dict, timeout: float | None) -> str:
     """Run the tool in a fresh process; its result as text. Raises Overran (the child killed)
     if it takes longer than `timeout`, FailedInChild or UnreadableInChild if it failed."""
@@ -79,13 +85,17 @@ def call(tool, arguments: dict, timeout: float | None) -> str:
     child.start()
     sending.close()  # the child holds its own copy: EOF here once the child is gone
     try:
-        if not receiving.poll(timeout):
+        # Wait for a message or for the child to end, whichever comes first: a child that dies
+        # before it reads its arguments leaves the pipe open (spawn's resource sharer holds it).
+        if not multiprocessing.connection.wait([receiving, child.sentinel], timeout):
             raise Overran  # the tool is stopped, not abandoned: the finally kills it
-        try:
-            kind, text = receiving.recv()
-        except EOFError:  # the child died without a word (os._exit, a crash in C)
-            child.join(1)
-            kind, text = "failed", f"its process ended with exit code {child.exitcode}"
+        if receiving.poll(0.1):  # a child that ended after sending: its message is there
+            try:
+                kind, text = receiving.recv()
+            except EOFError:
+                kind, text = _ended(child)
+        else:  # the child died without a word (os._exit, a crash in C, a failed start)
+            kind, text = _ended(child)
     finally:
         child.kill()
         child.join()

@@ -491,7 +491,8 @@ class Toolbox:
         except Overran as e:
             late = ("" if e.took is None else f" (it finished after {e.took:.2f} s, too late: "
                     "its result was dropped)")
-            return refuse(f"{name} did not finish within {timeout:g} s and was abandoned{late}",
+            fate = "stopped (its process killed)" if isolate == "process" else "abandoned"
+            return refuse(f"{name} did not finish within {timeout:g} s and was {fate}{late}",
                           arguments=arguments)
         except Unreadable as e:
             return refuse(f"{name} returned a result that cannot be read as text: "
