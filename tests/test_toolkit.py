@@ -109,3 +109,13 @@ def test_calculate_refuses_numbers_not_written_in_decimal(expression):
     """Found by hypothesis: the hostile "x" between two digits made the hex literal 0x0."""
     with pytest.raises(ValueError, match="write numbers in decimal"):
         calculate(expression)
+
+
+def test_match_pattern_matches_the_whole_text_and_refuses_a_broken_pattern():
+    import re
+
+    from agentlab.toolkit import match_pattern
+
+    assert match_pattern("[0-9]+", "123") is True and match_pattern("[0-9]+", "12a") is False
+    with pytest.raises(re.error):
+        match_pattern("(", "x")
