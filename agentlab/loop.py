@@ -22,6 +22,7 @@ so a run is deterministic), and memory across runs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -186,26 +187,16 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
             if stop := final_reply(response, last):                         # DONE (or cut off)
                 return end(run, clock, shown_last(steps, step, stop))
             for call in response.tool_calls:                                # 2. ACT
-                try:
+                with recorded_if_it_ends_the_run(messages, step, call):
                     outcome = act(toolbox, call, limits, clock, approve, repeats)
-                except KeyboardInterrupt:  # it may have run: the record must not say it did not
-                    observe(messages, step, call, CUT_SHORT)
-                    raise
-                except EndRun as e:  # a tool or hook raised CancelledError, GeneratorExit...
-                    if e.outcome:  # the tool ran: record how it ended
-                        observe(messages, step, call, e.outcome)
-                    raise
                 observe(messages, step, call, outcome)                      # 3. OBSERVE
             steps.finished(step)                                            # 4. REPEAT
     except (KeyboardInterrupt, StopRun) as e:
         steps.cut_short()  # the step in progress is paid for: the observers see it too
         return end(run, clock, interrupted(e))
-    except (ObserverFailed, EndRun) as e:
+    except BaseException as e:  # noqa: BLE001 - a broken observer, tool or hook: Run kept
         steps.cut_short()
-        return end(run, clock, Stop("error", str(e)))
-    except BaseException as e:  # noqa: BLE001 - anything else (SystemExit...) keeps the run too
-        steps.cut_short()
-        return end(run, clock, Stop("error", f"the run stopped on {exception_text(e)}"))
+        return end(run, clock, broke(e))
     return end(run, clock, Stop("max_steps", f"the step limit of {limits.max_steps} was reached"))
 
 
@@ -334,6 +325,14 @@ def model_failed(error: Exception, clock: Deadline) -> Stop:
     return Stop("error", f"the model call failed: {_describe(error)}")
 
 
+def broke(error: BaseException) -> Stop:
+    """Any other exception that ends a run: an observer that raised, a tool or an approval hook
+    that raised CancelledError or GeneratorExit (EndRun), or one from anywhere else."""
+    if isinstance(error, (ObserverFailed, EndRun)):  # they name who raised
+        return Stop("error", str(error))
+    return Stop("error", f"the run stopped on {exception_text(error)}")
+
+
 def interrupted(error: BaseException) -> Stop:
     if isinstance(error, StopRun):
         return Stop("interrupted", str(error) or "stopped by an on_step observer")
@@ -359,6 +358,22 @@ def act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repeat
                         timeout=limits.tool_timeout, deadline=clock.end(),
                         max_result_chars=limits.max_result_chars, approve=approve,
                         repeat_guard=repeats, isolate=limits.isolate)
+
+
+@contextlib.contextmanager
+def recorded_if_it_ends_the_run(messages: list, step: Step, call):
+    """A tool call that ends the run as it runs is still recorded: Ctrl-C (it may have run, so
+    never "not run"), or a tool that raised CancelledError or the like (EndRun: how it ended).
+    An approval hook that raised leaves its call unrecorded, answered as not run by end()."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        observe(messages, step, call, CUT_SHORT)
+        raise
+    except EndRun as e:
+        if e.outcome:
+            observe(messages, step, call, e.outcome)
+        raise
 
 
 def observe(messages: list, step: Step, call, outcome: Outcome) -> None:
