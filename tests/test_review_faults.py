@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentlab import Limits, Run, connect, run_agent, tool
-from agentlab.masking import KEY_SHAPE, MASK, mask
+from agentlab.masking import KEY_SHAPE, MASK, mask, public_url
 from agentlab.pricing import Budget, Price, Unpriceable, cost_usd
 from agentlab.records import format_step
 from agentlab.server import handle, make_transport
@@ -404,3 +404,52 @@ def test_isolate_process_refuses_a_tool_a_fresh_process_cannot_import():
         run_agent("Go.", [local], limits=Limits(isolate="process"))
     with pytest.raises(ValueError, match="Limits.isolate must be one of"):
         Limits(isolate="container")
+
+
+# --- the mutants of masking.py and api_checks.py that outlived the suite ------------------------
+
+def test_a_key_shape_is_sk_and_at_least_eight_key_characters_underscores_included():
+    assert mask("sk-12345678") == MASK and mask("sk-1234567") == "sk-1234567"  # 8, not 9
+    assert mask("sk-abcd_efgh_ijkl") == MASK  # "_" is a key character: no tail left behind
+
+
+def test_the_environments_key_is_found_through_a_byte_order_mark(monkeypatch):
+    key = "my-env-key-0123456789"  # not sk- shaped: only the environment's pattern finds it
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert mask(f"key={key[:6]}\ufeff{key[6:]}") == f"key={MASK}"
+
+
+def test_an_environment_key_of_exactly_eight_characters_is_masked(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "abcdefgh")
+    assert mask("x abcdefgh y") == f"x {MASK} y"
+    monkeypatch.setenv("OPENAI_API_KEY", "abcdefg")  # seven: too short, would mask words
+    assert mask("x abcdefg y") == "x abcdefg y"
+
+
+def test_the_environments_key_is_stripped_of_the_white_space_around_it(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "  my-env-key-0123456789\n")
+    assert mask("key=my-env-key-0123456789.") == f"key={MASK}."
+
+
+def test_public_url_masks_a_key_in_the_path_and_drops_user_and_query():
+    url = f"http://me:hunter2@127.0.0.1:8/{FAKE_KEY}/v1/?token=abc"
+    assert public_url(url) == f"http://127.0.0.1:8/{MASK}/v1"
+
+
+def test_the_server_refuses_audio_output_as_the_readme_promises():
+    status, payload, _ = handle("POST", "/v1/chat/completions", json.dumps({
+        "model": "tutor", "messages": [{"role": "user", "content": "hi"}],
+        "modalities": ["text", "audio"]}).encode())
+    assert status == 400 and payload["error"]["param"] == "modalities"
+    assert "text only" in payload["error"]["message"]
+
+
+def test_the_server_refuses_a_tool_call_that_is_not_a_function_call():
+    custom = {"id": "c1", "type": "custom", "custom": {"name": "grep", "input": "x"}}
+    status, payload, _ = handle("POST", "/v1/chat/completions", json.dumps({
+        "model": "tutor", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [custom]},
+            {"role": "tool", "tool_call_id": "c1", "content": "x"}]}).encode())
+    assert status == 400 and payload["error"]["param"] == "messages[1].tool_calls[0].type"
+    assert "only function tool calls" in payload["error"]["message"]
