@@ -453,3 +453,27 @@ def test_the_server_refuses_a_tool_call_that_is_not_a_function_call():
             {"role": "tool", "tool_call_id": "c1", "content": "x"}]}).encode())
     assert status == 400 and payload["error"]["param"] == "messages[1].tool_calls[0].type"
     assert "only function tool calls" in payload["error"]["message"]
+
+
+def test_a_given_key_of_exactly_eight_characters_is_masked(monkeypatch):
+    from agentlab import masking
+
+    monkeypatch.setattr(masking, "_given_keys", set())
+    masking.remember_key("k3y-8chr")
+    masking.remember_key("short")  # under eight: it would mask ordinary words
+    assert mask("a k3y-8chr and a short word") == f"a {MASK} and a short word"
+
+
+def test_a_longer_given_key_holding_a_shorter_one_is_masked_whole(monkeypatch):
+    """Longest first: masking the inner key first would leave the outer one's ends showing."""
+    from agentlab import masking
+
+    monkeypatch.setattr(masking, "_given_keys", set())
+    masking.remember_key("abcdefgh12")
+    masking.remember_key("Zabcdefgh12Z")
+    assert mask("key Zabcdefgh12Z.") == f"key {MASK}."
+
+
+def test_public_url_cuts_at_the_last_at_sign_and_keeps_the_path_as_written():
+    assert public_url("http://me:p@ss@127.0.0.1:8/v1") == "http://127.0.0.1:8/v1"
+    assert public_url("http://127.0.0.1:8/apiX/") == "http://127.0.0.1:8/apiX"
