@@ -30,7 +30,8 @@ import urllib.parse
 # "n". Masking runs on a tool's result once it is text, where a dict's line breaks look so.
 ESCAPED_SPACE = r"\\[nrt]"
 # Literal first, so that the regex engine jumps from one "sk-" to the next instead of trying a
-# look-behind at every position of the text (0.4 s per 10 MB, holding the GIL; now ~10 ms).
+# look-behind at every position of the text (0.2-0.5 s per 10 MB, holding the GIL; now under
+# 10 ms: benchmarks/masking_speed.py).
 # The look-behinds come after the literal and look back past it: the key must not be glued to
 # a letter or digit before it (not \b: "OPENAI_API_KEY_sk-..." must be found), unless that
 # letter is the "n" of an escaped line break ("\nsk-...").

@@ -72,7 +72,10 @@ class Step:
     def answer(self) -> str | None:
         """The model's reply text, if this step answered (asked for no tool)."""
         asked = self.tool_calls or self.message.get("tool_calls")
-        return None if asked or self.reply_unused else self.message.get("content")
+        content = self.message.get("content")
+        if asked or self.reply_unused or content is None:
+            return None
+        return text_of(content)  # a reply made of text parts: their text
 
     @property
     def calls_not_run(self) -> list[str]:

@@ -156,6 +156,7 @@ def test_a_reply_made_of_text_parts_is_masked_and_can_be_shown(capsys):
     for text in shown:
         assert FAKE_KEY[:10] not in text
     assert run.answer == f"It is {MASK}"  # the parts' text, as the answer
+    assert run.steps[-1].answer == run.answer
 
 
 def test_a_key_as_a_tool_parameters_default_is_not_sent_to_the_model():
