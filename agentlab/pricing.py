@@ -186,11 +186,13 @@ def whole_prompt(usage) -> int:
     kind and an overcount for the first (never an undercount): a look-ahead built on the
     uncached part alone let a cache miss, billed for the whole prompt, cross the budget.
     Example: prompt_tokens=90, cached_tokens=810 -> 900; prompt_tokens=900, no details -> 900
+             cached_tokens=-5 -> Unpriceable
     """
-    cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
-    if isinstance(cached, int) and not isinstance(cached, bool) and 0 <= cached <= MOST_TOKENS:
-        return token_count(usage, "prompt_tokens") + cached
-    return token_count(usage, "prompt_tokens")
+    details = getattr(usage, "prompt_tokens_details", None)
+    if getattr(details, "cached_tokens", None) is None:  # not reported: nothing to add
+        return token_count(usage, "prompt_tokens")
+    # a count that is not one (negative, NaN) raises Unpriceable: the budget fails closed
+    return token_count(usage, "prompt_tokens") + token_count(details, "cached_tokens")
 
 
 def _bytes(item) -> int:
@@ -253,10 +255,10 @@ class Budget:
     def charge(self, response, messages_sent: int) -> float:
         """Add what a response cost; raises Unpriceable if it cannot be priced."""
         cost = estimate_cost(response)
+        known = whole_prompt(response.usage)  # before any change: it may raise Unpriceable
         self.spent += cost
         self.last_cost = cost
-        self._known_tokens = whole_prompt(response.usage)
-        self._known_messages = messages_sent
+        self._known_tokens, self._known_messages = known, messages_sent
         return cost
 
     def overspent(self) -> str | None:

@@ -478,3 +478,16 @@ def test_a_longer_given_key_holding_a_shorter_one_is_masked_whole(monkeypatch):
 def test_public_url_cuts_at_the_last_at_sign_and_keeps_the_path_as_written():
     assert public_url("http://me:p@ss@127.0.0.1:8/v1") == "http://127.0.0.1:8/v1"
     assert public_url("http://127.0.0.1:8/apiX/") == "http://127.0.0.1:8/apiX"
+
+
+@pytest.mark.parametrize("cached", [-5, 0.5, "many"])
+def test_a_cached_count_that_is_not_a_count_fails_closed(cached):
+    def handler(method, path, body):
+        status, payload, delay = handle(method, path, body)
+        if status == 200:
+            payload["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+        return status, payload, delay
+
+    client = connect("tutor", transport=make_transport(handler))
+    run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=0.01))
+    assert run.stop_reason == "max_cost" and "cached_tokens=" in run.stop_detail
