@@ -11,14 +11,18 @@ only the test files that exercise it, one pytest per mutant, two at a time.
     python benchmarks/mutation.py masking pricing      # some modules
     python benchmarks/mutation.py                      # all five (hours on two cores)
     python benchmarks/mutation.py masking --keep DIR   # keep the copy: `mutmut show NAME` in it
+    python benchmarks/mutation.py loop --minutes 20    # stop after 20 minutes: the rest is
+                                                       # reported as "not checked"
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -62,21 +66,32 @@ def copy_project(into: pathlib.Path, module: str) -> None:
         pyproject.write(config(module))
 
 
-def mutmut(folder: pathlib.Path, *args: str) -> str:
-    command = [str(pathlib.Path(sys.executable).parent / "mutmut"), *args]
-    done = subprocess.run(["nice", *command], cwd=folder, capture_output=True, text=True)
+def mutmut(folder: pathlib.Path, *args: str, minutes: float | None = None) -> str:
+    """Run mutmut in the folder; stop it (and its workers) after `minutes`, keeping what it
+    checked so far: the rest is reported as "not checked"."""
+    command = ["nice", str(pathlib.Path(sys.executable).parent / "mutmut"), *args]
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=None if minutes is None else minutes * 60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGTERM)
+        output, _ = process.communicate()
+        return output + f"\n[stopped after {minutes:g} minutes]"
+    done = subprocess.CompletedProcess(command, process.returncode, output, "")
     if done.returncode not in (0, 1):
         raise RuntimeError(f"mutmut {' '.join(args)} failed:\n{done.stdout[-3000:]}"
                            f"\n{done.stderr[-3000:]}")
     return done.stdout
 
 
-def run(module: str, keep: pathlib.Path | None) -> collections.Counter:
+def run(module: str, keep: pathlib.Path | None, minutes: float | None) -> collections.Counter:
     folder = pathlib.Path(keep or tempfile.mkdtemp(prefix=f"mutation-{module}-"))
     folder.mkdir(parents=True, exist_ok=True)
     copy_project(folder, module)
     start = time.perf_counter()
-    mutmut(folder, "run", "--max-children", "2")
+    (folder / "mutmut-run.log").write_text(
+        mutmut(folder, "run", "--max-children", "2", minutes=minutes))
     results = mutmut(folder, "results", "--all", "true")
     statuses = collections.Counter()
     survivors = []
@@ -102,9 +117,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", choices=[[], *TESTS], default=list(TESTS))
     parser.add_argument("--keep", type=pathlib.Path, help="run in this folder and keep it")
+    parser.add_argument("--minutes", type=float, help="stop each module after this long")
     args = parser.parse_args()
     for module in args.modules or list(TESTS):
-        run(module, args.keep)
+        run(module, args.keep, args.minutes)
 
 
 if __name__ == "__main__":

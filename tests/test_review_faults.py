@@ -491,3 +491,48 @@ def test_a_cached_count_that_is_not_a_count_fails_closed(cached):
     client = connect("tutor", transport=make_transport(handler))
     run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=0.01))
     assert run.stop_reason == "max_cost" and "cached_tokens=" in run.stop_detail
+
+
+# --- the pricing survivors of the mutation run that mattered ------------------------------------
+
+class Usage:
+    """A usage report as the SDK gives it: attributes, details as an object of their own."""
+
+    def __init__(self, prompt_tokens, completion_tokens=0, cached_tokens=None):
+        self.prompt_tokens, self.completion_tokens = prompt_tokens, completion_tokens
+        if cached_tokens is not None:
+            self.prompt_tokens_details = type("Details", (), {"cached_tokens": cached_tokens})()
+
+
+def test_whole_prompt_adds_the_cached_tokens_reported_apart():
+    from agentlab.pricing import whole_prompt
+
+    assert whole_prompt(Usage(90, cached_tokens=810)) == 900
+    assert whole_prompt(Usage(900)) == 900 and whole_prompt(Usage(900, cached_tokens=0)) == 900
+
+
+def test_token_counts_at_their_edges():
+    from agentlab.pricing import MOST_TOKENS, token_count
+
+    assert token_count(Usage(12.0), "prompt_tokens") == 12  # a whole float is a count
+    assert token_count(Usage(MOST_TOKENS), "prompt_tokens") == MOST_TOKENS  # the edge is in
+    with pytest.raises(Unpriceable, match="over 1,000,000,000,000"):
+        token_count(Usage(MOST_TOKENS + 1), "prompt_tokens")
+
+
+def test_a_free_price_costs_nothing_through_the_budgets_own_path():
+    assert cost_usd(Price(0, 0), 1000, 1000) == 0  # 0 is a trusted cost, not an unknown one
+
+
+def test_a_tiered_price_charges_each_part_and_the_tier_the_prompt_falls_in():
+    """gemini-2.5-pro's input price is higher past 200k prompt tokens (genai-prices' entry)."""
+    assert cost_usd("gemini-2.5-pro", 1000, 0) > 0 and cost_usd("gemini-2.5-pro", 0, 1000) > 0
+    assert cost_usd("gemini-2.5-pro", 300_000, 0) / 300_000 > cost_usd(
+        "gemini-2.5-pro", 100_000, 0) / 100_000
+
+
+def test_a_response_without_usage_is_unpriceable_and_says_so():
+    from agentlab.pricing import reported_tokens
+
+    with pytest.raises(Unpriceable, match="reported no token usage"):
+        reported_tokens(None)
