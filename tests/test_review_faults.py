@@ -536,3 +536,20 @@ def test_a_response_without_usage_is_unpriceable_and_says_so():
 
     with pytest.raises(Unpriceable, match="reported no token usage"):
         reported_tokens(None)
+
+
+def test_estimate_cost_prices_a_raw_completion_by_its_model_and_refuses_one_without_usage():
+    import types
+
+    from agentlab.pricing import estimate_cost
+
+    raw = types.SimpleNamespace(usage=Usage(1000, 1000), model="gpt-4o-mini")
+    assert estimate_cost(raw) == cost_usd("gpt-4o-mini", 1000, 1000)
+    with pytest.raises(Unpriceable):
+        estimate_cost(types.SimpleNamespace(model="gpt-4o-mini"))
+
+
+def test_the_overshoot_in_stop_detail_is_what_was_spent_over_the_budget():
+    budget = Budget(0.001, Price(1, 1), "after")
+    budget.spent = 0.0015
+    assert budget.overspent().endswith("over the $0.001000 budget by $0.000500")
