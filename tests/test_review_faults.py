@@ -553,3 +553,15 @@ def test_the_overshoot_in_stop_detail_is_what_was_spent_over_the_budget():
     budget = Budget(0.001, Price(1, 1), "after")
     budget.spent = 0.0015
     assert budget.overspent().endswith("over the $0.001000 budget by $0.000500")
+
+
+@pytest.mark.parametrize("tool_given, param", [
+    ({"type": "custom", "custom": {"name": "grep"}}, "tools[0].type"),
+    ("calculate", "tools[0]")])
+def test_the_server_refuses_tools_that_are_not_function_tools(tool_given, param):
+    status, payload, _ = handle("POST", "/v1/chat/completions", json.dumps({
+        "model": "tutor", "messages": [{"role": "user", "content": "hi"}],
+        "tools": [tool_given]}).encode())
+    assert status == 400 and payload["error"]["param"] == param
+    assert "function tools" in payload["error"]["message"] or "'type'" in payload["error"][
+        "message"]
