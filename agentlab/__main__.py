@@ -16,8 +16,8 @@ Any command: 2 for bad command-line input (an address `serve` cannot listen on i
 from __future__ import annotations
 
 import argparse
-import difflib
 import dataclasses
+import difflib
 import math
 import os
 import re
@@ -39,7 +39,20 @@ class Parser(argparse.ArgumentParser):
     and any key in them masked (they quote what was typed)."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {redact(message)} (see --help)\n")
+        self.exit(2, f"{self.prog}: error: {redact(message)}{did_you_mean(message)} (see --help)\n")
+
+
+def did_you_mean(message: str) -> str:
+    """For argparse's "invalid choice" error, the closest choice, if one is close.
+
+    Example: "invalid choice: 'rnu' (choose from 'course', 'run', ...)" -> "; did you mean 'run'?"
+    """
+    found = re.search(r"invalid choice: '?([^'\s]*)'? \(choose from (.*)\)", message)
+    if not found:
+        return ""
+    choices = [choice.strip(" '\"") for choice in found.group(2).split(",")]
+    close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def whole_number(text: str) -> int:

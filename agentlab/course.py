@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import fnmatch
 import importlib.util
+import json
 import os
 import pathlib
 import shutil
 import sys
+import tempfile
 
 from .masking import mask
 
@@ -37,6 +39,13 @@ from .masking import mask
 # package index, no check for a newer version.
 OFFLINE_OPTIONS = ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
                    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+# JupyterLab's own settings for the course: news_url=None stops the feed, but JupyterLab still
+# asks "get notified about official Jupyter news?" in a pop-up over the notebook until someone
+# answers it. Its answer is a setting; these are given as defaults (a user's own settings win),
+# in the folder JupyterLab reads defaults from (see lab_settings_folder).
+LAB_DEFAULTS = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                                "checkForUpdates": False}}
+LOADING_MESSAGE = "loading JupyterLab (the first start after installing can take half a minute) ..."
 ROOT_MESSAGE = ("running as root: passing --allow-root to JupyterLab "
                 "(it refuses to start as root without it)")
 
@@ -100,6 +109,28 @@ def lab_arguments(notebooks: pathlib.Path, *, as_root: bool, port: int | None = 
     return arguments + list(extra)
 
 
+def lab_settings_folder(into: pathlib.Path, installed: pathlib.Path | None = None
+                        ) -> pathlib.Path:
+    """A copy of JupyterLab's application settings folder with the course's defaults added.
+
+    JupyterLab reads defaults from <app settings>/overrides.d/*.json; the environment's own
+    folder (<prefix>/share/jupyter/lab/settings) is copied as it is, so what another package
+    put there still holds, and the course's file is added beside it.
+
+    Example: lab_settings_folder(tmp) -> tmp/settings, holding overrides.d/agentlab-course.json
+    """
+    if installed is None:
+        from jupyterlab.commands import get_app_dir
+
+        installed = pathlib.Path(get_app_dir()) / "settings"
+    folder = into / "settings"
+    if installed.is_dir():
+        shutil.copytree(installed, folder)
+    (folder / "overrides.d").mkdir(parents=True, exist_ok=True)
+    (folder / "overrides.d" / "agentlab-course.json").write_text(json.dumps(LAB_DEFAULTS, indent=1))
+    return folder
+
+
 def missing_packages() -> list[str]:
     """The packages the course needs to open that this Python cannot import."""
     return [name for name in ("jupyterlab", "ipykernel", "ipywidgets", "matplotlib")
@@ -122,7 +153,10 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
         print(ROOT_MESSAGE, flush=True)
     if note := online_note():
         print(note, flush=True)
-    from jupyterlab.labapp import LabApp  # imported here: it takes a second
+    # JupyterLab's import takes a second or two, and up to half a minute on the first start
+    # after installing (nothing is cached yet): say what is happening meanwhile.
+    print(LOADING_MESSAGE, flush=True)
+    from jupyterlab.labapp import LabApp
     from jupyterlab import __version__ as lab_version
 
     if check:
@@ -131,7 +165,10 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
         return 0
     print(f"opening the course in JupyterLab {lab_version}: {notebooks} (Ctrl-C twice stops it)",
           flush=True)
-    LabApp.launch_instance(argv=arguments)  # what the `jupyter lab` command itself calls
+    with tempfile.TemporaryDirectory(prefix="agentlab-course-") as scratch:
+        settings = lab_settings_folder(pathlib.Path(scratch))
+        # First the course's settings folder, so that one given after -- still wins.
+        LabApp.launch_instance(argv=[f"--LabApp.app_settings_dir={settings}", *arguments])
     return 0
 
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import difflib
 import email.utils
 import math
 import os
@@ -269,6 +270,9 @@ def connect(model: str | None = None, *, api_key: str | None = None, base_url: s
         model = model or DEFAULT_OFFLINE_MODEL
     if offline:
         if model is not None and not is_tutor(model):
+            if close := difflib.get_close_matches(model, tutor.PERSONAS, n=1, cutoff=0.75):
+                raise ValueError(f"there is no offline model {model!r}: did you mean "
+                                 f"{close[0]!r}? (`agentlab models` lists them)")
             raise ValueError(f"model {model!r} needs a real API: set OPENAI_API_KEY (and "
                              "OPENAI_BASE_URL for a local server), or use one of the offline "
                              f"tutor models: {', '.join(tutor.PERSONAS)}")

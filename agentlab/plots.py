@@ -100,7 +100,25 @@ def _money_axis(ax, label: str):
 def _reason_legend(ax, runs, extra=()):
     reasons = [r for r in STOP_REASONS if any(run.stop_reason == r for run in runs)]
     handles = [Patch(color=COLOURS[r], label=r) for r in reasons] + list(extra)
-    ax.legend(handles=handles, fontsize=FONT - 2, loc="best", framealpha=0.9)
+    columns = 2 if len(handles) > 3 else 1
+    _room_for_legend(ax, rows=-(-len(handles) // columns))
+    ax.legend(handles=handles, fontsize=FONT - 2, loc="best", ncol=columns, framealpha=0.9)
+
+
+def _room_for_legend(ax, rows: int):
+    """Raise the top of the y axis so a band above the data is free for a legend of `rows`
+    lines: in a long history no gap between the bars is left for it, and it hid the limits.
+    The band is a share of the axes' height (a row of text is about 7% of a playground panel,
+    whose final size is known only once the figure is laid out), so it holds at any size.
+
+    Example: 3 rows -> the data keep the lower 61% of the axes (0.06 + 3 * 0.11 is free)
+    """
+    share = min(0.06 + 0.11 * rows, 0.6)
+    bottom, top = ax.get_ylim()
+    if ax.get_yscale() == "log":
+        ax.set_ylim(bottom, bottom * (top / bottom) ** (1 / (1 - share)))
+    else:
+        ax.set_ylim(bottom, bottom + (top - bottom) / (1 - share))
 
 
 def _run_axis(ax, runs):
@@ -299,6 +317,29 @@ def compare(runs: Sequence[Run]):
     return fig
 
 
+def price_comparison(runs: Sequence[Run], models: Sequence[str], ax=None):
+    """The same runs (the same tokens) priced at each model's prices: a group of bars per run.
+
+    The legend sits above the bars in a row, with headroom kept for it, so it never hides the
+    last group (it once covered task 5's bars in the top right corner).
+    """
+    from .pricing import reprice
+
+    runs, models = list(runs), list(models)
+    cents = {model: [100 * reprice(run, model) for run in runs] for model in models}
+    ratio = (cents[models[-1]][0] / cents[models[0]][0]) if runs and cents[models[0]][0] else 0
+    ax = _axes(ax, f"Same tokens, {ratio:.0f}x the price: {models[-1]} against {models[0]}")
+    width = 0.8 / max(len(models), 1)
+    for i, model in enumerate(models):
+        ax.bar([x + i * width for x in range(len(runs))], cents[model], width, label=model)
+    ax.set_xticks([x + (len(models) - 1) * width / 2 for x in range(len(runs))],
+                  [f"task {i + 1}" for i in range(len(runs))])
+    ax.set_ylabel("cost per run (US cents)", fontsize=FONT)
+    ax.set_ylim(0, max([1e-9, *(c for values in cents.values() for c in values)]) * 1.3)
+    ax.legend(fontsize=FONT - 2, loc="upper center", ncol=len(models), framealpha=0.9)
+    return ax
+
+
 def success_rate(curves: dict, ax=None, *, xlabel: str = "limit", log_x: bool = False,
                  title: str | None = None):
     """Success rate against a limit: one line per curve, {label: {setting: rate}}.
@@ -333,8 +374,10 @@ def loop_diagram(highlight: str | None = None, ax=None):
 
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 5.4))
-    ax.set_xlim(0, 10)
-    ax.set_ylim(0, 6)
+    # The boxes' rounded padding reaches 0.1 past their corners: a margin on every side keeps
+    # each border inside the picture (the ANSWER box's right edge was cut at x = 10).
+    ax.set_xlim(-0.2, 10.2)
+    ax.set_ylim(-0.2, 6)
     ax.axis("off")
     ax.set_title("One step = one turn of this loop: THINK, then (if the model asked) ACT, OBSERVE",
                  fontsize=FONT)

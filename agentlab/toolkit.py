@@ -14,6 +14,7 @@ import ast
 import datetime
 import math
 import operator
+import os
 import re
 
 from .tools import tool
@@ -70,6 +71,22 @@ def _power(base, exponent):
 
 
 _NOT_DECIMAL = re.compile(r"\b0[xXbBoO]")  # Example: "2 * 0x10" -> '0x'
+# Python's parser *warns* (SyntaxWarning, printed into the notebook) before it refuses a number
+# glued to a word ("1if 2") or a string with a stray backslash escape ('"\\d"'). Neither is
+# arithmetic, so both are refused here first, with a plainer message and no warning. (Silencing the warning
+# instead would change a process-wide filter from the tool's thread.)
+_NUMBER = re.compile(r"(?<![\w.])(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?")
+
+
+def _glued_to_a_word(expression: str) -> str | None:
+    """The first number written against a word, or None.
+
+    Example: "1if 2" -> '1if'; "2.5e-3 + log10(100)" -> None
+    """
+    for number in _NUMBER.finditer(expression):
+        if word := re.match(r"[A-Za-z_]\w*", expression[number.end():]):
+            return number.group() + word.group()
+    return None
 
 
 def _evaluate(node, depth=0):
@@ -113,6 +130,11 @@ def safe_calculate(expression: str) -> int | float:
                              f"(U+{ord(ch):04X})")
     if prefix := _NOT_DECIMAL.search(expression):  # 0x10, 0b1, 0o7: numbers, but not arithmetic
         raise ValueError(f"'{prefix.group()}' is not allowed: write numbers in decimal")
+    if glued := _glued_to_a_word(expression):
+        raise ValueError(f"'{glued}' is not a number: put a space or an operator between a "
+                         "number and a word")
+    if "\\" in expression:
+        raise ValueError("'\\' is not allowed: a backslash is not arithmetic")
     if expression.count("(") > MAX_DEPTH:
         raise ValueError(f"the expression is nested too deeply (more than {MAX_DEPTH} parentheses)")
     try:
@@ -144,10 +166,33 @@ def calculate(expression: str) -> int | float:
 
 # ---------------------------------------------------------------------------------------------
 # get_time: the real clock, in any IANA time zone.
+#
+# A notebook saved with the real time in it would show a different result on another day, and a
+# result of another length (a weekday's name) changes the token count the model is charged: the
+# saved outputs must be the same on any day. So the clock can be pinned: with AGENTLAB_CLOCK set
+# to an instant, get_time reads that instant instead. The test command and the script that saves
+# the notebooks pin it at SAVED_NOTEBOOKS_CLOCK; in class nobody sets it, and it is the real time.
+
+CLOCK_VARIABLE = "AGENTLAB_CLOCK"
+SAVED_NOTEBOOKS_CLOCK = "2026-11-30T09:41:07+00:00"  # a Monday morning, as the saved notebooks show
+
 
 def _now_utc() -> datetime.datetime:
-    """The clock get_time reads. Tests replace it to get a fixed time."""
-    return datetime.datetime.now(datetime.timezone.utc)
+    """The clock get_time reads: the instant in AGENTLAB_CLOCK when it is set, else the real one.
+
+    Example: AGENTLAB_CLOCK="2026-11-30T09:41:07+00:00" -> datetime(2026, 11, 30, 9, 41, 7, UTC)
+    """
+    pinned = os.environ.get(CLOCK_VARIABLE, "").strip()
+    if not pinned:
+        return datetime.datetime.now(datetime.timezone.utc)
+    try:
+        instant = datetime.datetime.fromisoformat(pinned.replace("Z", "+00:00"))
+    except ValueError:
+        instant = None
+    if instant is None or instant.tzinfo is None:
+        raise ValueError(f"{CLOCK_VARIABLE}={pinned!r} is not an instant with its offset, such as "
+                         f"{SAVED_NOTEBOOKS_CLOCK!r}; unset it to read the real clock")
+    return instant.astimezone(datetime.timezone.utc)
 
 
 @tool

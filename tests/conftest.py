@@ -106,9 +106,9 @@ def course_lab(tmp_path_factory):
     from processes import free_port, stop, wait_until_answers
 
     root = tmp_path_factory.mktemp("course")
-    for plugin, settings in [("apputils-extension/notification",
-                              {"fetchNews": "false", "checkForUpdates": False}),
-                             ("docmanager-extension/plugin", {"autosave": False})]:
+    # Only autosave is set here: the news question must be answered by the course command itself
+    # (test_quickstart checks it), as on a student's machine.
+    for plugin, settings in [("docmanager-extension/plugin", {"autosave": False})]:
         folder, name = plugin.split("/")
         path = root / "settings" / "@jupyterlab" / folder / f"{name}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -127,6 +127,8 @@ def test_an_unknown_price_is_refused_before_the_run(args, environment, message, 
     (["run", "x", "--max-seconds", "0"], "must be a positive, finite number, not 0"),
     (["serve", "--port", "70000"], "'70000' is not a port"),
     (["fly"], "invalid choice"),
+    (["rnu", "x"], "); did you mean 'run'? (see --help)"),
+    (["moddels"], "did you mean 'models'?"),
     (["course", "--check", "--ip=0.0.0.0"], "agentlab course: error: unrecognized arguments: "
      "--ip=0.0.0.0; JupyterLab's options go after --: agentlab course --check -- --ip=0.0.0.0"),
     # the command written back as typed: a value argparse set apart, and our own options
@@ -161,6 +163,22 @@ def test_a_model_that_needs_a_real_api_is_refused_in_one_line(capsys):
     assert main(["run", "x", "--model", "gpt-4o"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: model 'gpt-4o' needs a real API") and len(err.splitlines()) == 1
+
+
+def test_a_command_nothing_is_close_to_gets_no_guess(capsys):
+    with pytest.raises(SystemExit):
+        main(["fly"])
+    err = capsys.readouterr().err
+    assert "invalid choice" in err and "did you mean" not in err
+
+
+@pytest.mark.parametrize("typed, meant", [("tutor-lopper", "tutor-looper"),
+                                           ("tutor-slwo", "tutor-slow"), ("tutr", "tutor")])
+def test_a_mistyped_tutor_name_gets_a_did_you_mean_not_a_real_api(typed, meant, capsys):
+    assert main(["run", "x", "--model", typed]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: there is no offline model '{typed}': did you mean '{meant}'? "
+                   "(`agentlab models` lists them)\n")
 
 
 def test_an_error_is_one_line_and_debug_shows_the_traceback(monkeypatch, capsys):
@@ -387,12 +405,30 @@ def test_ctrl_c_in_a_real_process(tmp_path):
 
 # --- course -------------------------------------------------------------------------------------
 
+def test_the_courses_lab_settings_keep_what_the_environment_had(tmp_path):
+    installed = tmp_path / "installed"
+    (installed / "overrides.d").mkdir(parents=True)
+    (installed / "page_config.json").write_text('{"disabledExtensions": {"x": true}}')
+    (installed / "overrides.d" / "other.json").write_text("{}")
+    folder = course.lab_settings_folder(tmp_path / "lab", installed)
+    assert (folder / "page_config.json").read_text() == '{"disabledExtensions": {"x": true}}'
+    assert (folder / "overrides.d" / "other.json").exists()
+    ours = json.loads((folder / "overrides.d" / "agentlab-course.json").read_text())
+    assert ours["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    assert not (installed / "overrides.d" / "agentlab-course.json").exists()  # only the copy
+    # An environment with no settings folder (a fresh virtual environment) gets ours alone.
+    alone = course.lab_settings_folder(tmp_path / "fresh", tmp_path / "missing")
+    assert [p.name for p in alone.rglob("*.json")] == ["agentlab-course.json"]
+
+
 @pytest.mark.parametrize("as_root", [True, False])
 def test_course_check_says_what_it_would_start(as_root, monkeypatch, capsys):
     monkeypatch.setattr(course, "running_as_root", lambda: as_root)
     assert main(["course", "--check", "--port", "9999", "--", "--ip=0.0.0.0"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(course.ROOT_MESSAGE) == as_root
+    # a line before JupyterLab's slow first import, so the wait is never silent
+    assert out.splitlines()[int(as_root)] == course.LOADING_MESSAGE
     assert f"--ServerApp.root_dir={course.find_notebooks()}" in out
     assert "--LabApp.news_url=None" in out and "--port=9999" in out and "--ip=0.0.0.0" in out
     assert ("--allow-root" in out) == as_root

@@ -246,21 +246,21 @@ def test_a_step_cut_short_by_ctrl_c_is_shown_to_the_observers_once(capsys):
     assert "step 0: calling calculate(" in log and "-> error: interrupted by Ctrl-C" in log
 
 
-def test_a_tool_that_ctrl_c_interrupts_while_it_runs_is_not_recorded_as_never_run():
+def test_a_tool_that_ctrl_c_interrupts_while_it_runs_is_not_recorded_as_never_run(ctrl_c_raises):
     sent = []
 
     @tool
     def send_email(to: str) -> str:
         """Send an email."""
+        # Ctrl-C while the tool runs: timed from inside it, so a slow start (a first import, a
+        # busy machine) cannot move it before the tool or outside run_agent.
+        threading.Timer(0.05, _thread.interrupt_main).start()
         time.sleep(0.3)
         sent.append(to)
         return "sent"
 
-    timer = threading.Timer(0.1, _thread.interrupt_main)  # Ctrl-C while the tool runs
-    timer.start()
     run = run_agent("go", [send_email], client=connect(respond=call_then_answer(
         "send_email", {"to": "bob@example.com"})))
-    timer.join()
     time.sleep(0.4)  # the abandoned tool finishes in the background, as Python cannot stop it
     assert run.stop_reason == "interrupted" and sent == ["bob@example.com"]
     [call] = run.tool_calls

@@ -143,3 +143,19 @@ def test_the_playground_suggestions_of_05_give_what_the_text_announces():
     assert "66.2 °F" in fresh(task=peru, max_result_chars=100).run().answer
     cut = fresh(task=peru, max_result_chars=30).run()
     assert (cut.stop_reason, len(cut.steps)) == ("answered", 2) and "°" not in cut.answer
+
+
+# JupyterLab reads the text between two $ signs of a paragraph as LaTeX: "$0.15 per million ...
+# $0.075" became run-together italics, in the very sentences that explain cost. An amount is
+# written \$0.15; $$...$$ display maths and code (`...`, fences) are left as they are.
+UNESCAPED_AMOUNT = re.compile(r"(?<![\\$])\$(?=\d)")
+CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+
+
+@pytest.mark.parametrize("path", STUDENTS + SOLUTIONS, ids=lambda p: p.name)
+def test_dollar_amounts_in_prose_are_escaped_so_they_do_not_render_as_maths(path):
+    found = [f"cell {i}: ...{prose[max(0, m.start() - 30):m.start() + 10]!r}..."
+             for i, cell in enumerate(cells_of(path)) if cell["cell_type"] == "markdown"
+             for prose in [CODE.sub("", "".join(cell["source"]))]
+             for m in UNESCAPED_AMOUNT.finditer(prose)]
+    assert not found, "write \\$ before an amount: " + "; ".join(found)

@@ -168,3 +168,52 @@ def test_a_title_is_wrapped_to_its_axes_so_a_half_width_panel_never_clips_it():
     fig, (half, _) = plt.subplots(1, 2, figsize=(9, 5))
     wide = plt.subplots(figsize=(12, 5))[1]
     assert "\n" in plots._fitted(half, title) and "\n" not in plots._fitted(wide, title)
+
+
+def hidden_by_the_legend(ax) -> list[str]:
+    """The bars, points and line vertices that the axes' legend covers (in pixels, drawn)."""
+    ax.figure.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    hidden = [f"bar at x={bar.get_x():.2f}" for bar in ax.patches
+              if isinstance(bar, matplotlib.patches.Rectangle) and bar.get_height()
+              and bar.get_window_extent().overlaps(legend)]
+    for artist in [*ax.lines, *ax.collections]:
+        points = (artist.get_xydata() if hasattr(artist, "get_xydata") else artist.get_offsets())
+        hidden += [f"{type(artist).__name__} point {tuple(map(float, point))}"
+                   for point, (x, y) in zip(points, ax.transData.transform(points))
+                   if legend.contains(x, y)]
+    return hidden
+
+
+def test_the_price_comparison_keeps_its_legend_off_every_bar():
+    # notebook 06's chart: the legend in the top right corner hid task 5's bars
+    runs = [hand_made(3 + i % 2, "answered") for i in range(5)]
+    ax = plots.price_comparison(runs, ["gpt-4o-mini", "gpt-4.1-mini", "gpt-4.1", "gpt-4o"])
+    assert len(ax.patches) == 20 and not hidden_by_the_legend(ax)
+    assert ax.get_title() == "Same tokens, 17x the price: gpt-4o against gpt-4o-mini"
+    assert [t.get_text() for t in ax.get_xticklabels()] == [f"task {i}" for i in range(1, 6)]
+
+
+@pytest.mark.parametrize("count", [1, 3, 5, 12, 20])
+def test_the_run_histories_legends_hide_no_bar_or_limit(count):
+    reasons = ["answered", "max_steps", "max_cost", "answered", "error"]
+    runs = [hand_made(1 + i % 4, reasons[i % 5], max_steps=3 + i % 3) for i in range(count)]
+    for draw in (plots.steps_per_run, plots.cost_per_run):
+        ax = draw(runs)
+        assert not hidden_by_the_legend(ax), draw.__name__
+        plt.close(ax.figure)
+    panels = plots.compare(runs).axes  # the playground's four panels: smaller axes
+    assert not hidden_by_the_legend(panels[0]) and not hidden_by_the_legend(panels[1])
+
+
+def test_the_loop_diagram_draws_every_box_whole_inside_its_picture():
+    # The ANSWER box's right border was cut off at the edge of the axes.
+    for highlight in [None, "think", "act", "observe", "answer", "limits"]:
+        ax = plots.loop_diagram(highlight)
+        ax.figure.canvas.draw()
+        frame = ax.get_window_extent()
+        for box in [p for p in ax.patches if hasattr(p, "get_boxstyle")]:
+            edge = box.get_window_extent()
+            assert (frame.x0 <= edge.x0 and edge.x1 <= frame.x1 and frame.y0 <= edge.y0
+                    and edge.y1 <= frame.y1), (highlight, edge, frame)
+        plt.close(ax.figure)

@@ -6,6 +6,7 @@ fresh virtual environment, installed from the package index) takes minutes and n
 network, so it runs in CI only; here it is skipped with that reason.
 """
 
+import json
 import os
 import pathlib
 import re
@@ -61,6 +62,18 @@ def test_the_course_command_serves_the_notebooks_in_jupyterlab(course_lab):
     text = log.read_text()
     assert "opening the course in JupyterLab" in text
     assert ("--allow-root" in text) == (os.geteuid() == 0)
+
+
+def test_the_course_command_answers_jupyterlabs_news_question_itself(course_lab):
+    """JupyterLab asks "get notified about official Jupyter news?" in a pop-up over the notebook
+    while its fetchNews setting is "none"; the course command makes "false" the default (and no
+    update check), with no setting of the student's touched."""
+    base, token, _ = course_lab
+    url = f"{base}/lab/api/settings/@jupyterlab/apputils-extension:notification?token={token}"
+    settings = json.loads(urllib.request.urlopen(url, timeout=10).read())
+    defaults = {name: value["default"] for name, value in settings["schema"]["properties"].items()}
+    assert defaults["fetchNews"] == "false" and defaults["checkForUpdates"] is False
+    assert settings["raw"] in ("", "{}"), "a default, not a user setting written for them"
 
 
 def copy_of_the_repository(target: pathlib.Path) -> pathlib.Path:

@@ -1,6 +1,8 @@
 """The course's tools: the safe calculator, the clock, the demo weather and country tables."""
 
+import datetime
 import math
+import warnings
 
 import pytest
 
@@ -109,6 +111,41 @@ def test_calculate_refuses_numbers_not_written_in_decimal(expression):
     """Found by hypothesis: the hostile "x" between two digits made the hex literal 0x0."""
     with pytest.raises(ValueError, match="write numbers in decimal"):
         calculate(expression)
+
+
+@pytest.mark.parametrize("expression, named", [("1if 2", "'1if'"), ("2or 3", "'2or'"),
+                                               ("1.5else", "'1.5else'"), ('"\\d"', "backslash"),
+                                               ("3 * '\\q'", "backslash"), ("4\\ 2", "backslash")])
+def test_calculate_refuses_what_python_would_warn_about_without_a_warning(expression, named):
+    # Python's parser prints a SyntaxWarning ("invalid decimal literal", "invalid escape
+    # sequence") into the notebook and the test summary before it refuses these.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError) as refused:
+            safe_calculate(expression)
+    assert not caught, [str(w.message) for w in caught]
+    assert named in str(refused.value)
+
+
+@pytest.mark.parametrize("expression, expected", [("1e5 * 2", 200000), ("2.5e-3 + 1", 1.0025),
+                                                  ("1_000 + 1", 1001), ("1.e3", 1000),
+                                                  ("log10(100) + .5", 2.5)])
+def test_numbers_python_writes_with_letters_or_underscores_still_count(expression, expected):
+    assert safe_calculate(expression) == expected
+
+
+def test_the_clock_can_be_pinned_for_saved_outputs_and_is_real_otherwise(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_CLOCK", "2026-11-30T10:41:07+01:00")
+    assert get_time("UTC") == {"timezone": "UTC", "now": "2026-11-30T09:41:07+00:00",
+                               "weekday": "Monday"}
+    assert get_time("Asia/Tokyo")["now"] == "2026-11-30T18:41:07+09:00"
+    monkeypatch.setenv("AGENTLAB_CLOCK", "2026-11-30 09:41")  # no offset: which zone?
+    with pytest.raises(ValueError, match="AGENTLAB_CLOCK=.*unset it"):
+        get_time("UTC")
+    monkeypatch.delenv("AGENTLAB_CLOCK")
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    now = datetime.datetime.fromisoformat(get_time("UTC")["now"])
+    assert before <= now <= datetime.datetime.now(datetime.timezone.utc)
 
 
 def test_match_pattern_matches_the_whole_text_and_refuses_a_broken_pattern():
