@@ -2,10 +2,10 @@
 
 Exceptions outside Exception, untrusted prices, keys in every shape a value takes, the whole-run
 deadline against a slow network, tools that overrun (and isolate="process"), and the budget's
-look-ahead against an API that reports cached prompts: each of these tests failed on the code
-before the fix it names (43 of this file's tests did). The sections on mutants add tests that
-kill the mutants of masking.py, api_checks.py and pricing.py that outlived the suite
-(benchmarks/MUTATION.md); those pass on the old code too.
+look-ahead against an API that reports cached prompts. 43 of this file's 70 tests failed on the
+code before the fixes. The others pin what must not change (the new key pattern against the old
+one, a free price, the budget's stated edge) or kill the mutants of masking.py, api_checks.py
+and pricing.py that outlived the suite (benchmarks/MUTATION.md); they pass on the old code too.
 """
 
 import asyncio
