@@ -228,7 +228,7 @@ ANSWER = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "created":
                                "total_tokens": 13}}).encode()
 HEAD = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
         b"Content-Length: %d\r\n\r\n" % len(ANSWER))
-MARGIN = 0.3  # seconds: the README states the deadline holds to within this
+MARGIN = 0.5  # seconds the tests allow past a deadline on a busy machine (README; test_edges)
 
 
 def trickled():  # the head at once, then the body a byte every 0.4 s (12 bytes: 4.8 s at most)
