@@ -2,7 +2,7 @@
 
 Exceptions outside Exception, untrusted prices, keys in every shape a value takes, the whole-run
 deadline against a slow network, tools that overrun (and isolate="process"), and the budget's
-look-ahead against an API that reports cached prompts. 43 of this file's 70 tests failed on the
+look-ahead against an API that reports cached prompts. 43 of this file's 71 tests failed on the
 code before the fixes. The others pin what must not change (the new key pattern against the old
 one, a free price, the budget's stated edge) or kill the mutants of masking.py, api_checks.py
 and pricing.py that outlived the suite (benchmarks/MUTATION.md); they pass on the old code too.
@@ -565,3 +565,13 @@ def test_the_server_refuses_tools_that_are_not_function_tools(tool_given, param)
     assert status == 400 and payload["error"]["param"] == param
     assert "function tools" in payload["error"]["message"] or "'type'" in payload["error"][
         "message"]
+
+
+def test_the_prompt_bound_is_exactly_its_documented_sum():
+    """pricing.prompt_bound's example: bytes of each new message + 8 a message + 8."""
+    budget = Budget(1.0, Price(1, 1))
+    message = {"role": "user", "content": "x" * 10}
+    size = len(json.dumps(message).encode())
+    assert budget.prompt_bound([message], None) == size + 8 + 8
+    budget._known_tokens, budget._known_messages = 85, 1  # as charge() leaves them
+    assert budget.prompt_bound([message, message], None) == 85 + size + 8 + 8
