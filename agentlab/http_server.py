@@ -11,7 +11,11 @@ errors included, is JSON in OpenAI's error shape (HEAD gets the status and no bo
 - Bodies are read as they arrive and refused with 413 past MAX_BODY_BYTES, whether the
   client announced its length or sent it in chunks.
 - Request lines over 8 KB get 414 and more than 100 header fields get 431. Beyond 1 MB of
-  request line and headers tornado closes the connection without an answer.
+  request line and headers tornado closes the connection without an answer. A Content-Length
+  that is not plain digits 0-9 gets 400.
+- Out of file descriptors (more clients than the process may open files), the Listener stops
+  accepting for a moment instead of spinning, and logs one line a minute, not a traceback per
+  try; waiting clients are served once descriptors are free again.
 
 Left out on purpose: TLS and HTTP/2 (a local teaching server).
 """
@@ -20,7 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
+import logging
 import threading
 import time
 
@@ -36,6 +42,10 @@ MAX_REQUEST_LINE = 8_192
 MAX_HEADER_FIELDS = 100
 MAX_HEAD_BYTES = 1_000_000  # past this, tornado drops the connection unanswered
 BACKLOG = 1_024
+OUT_OF_DESCRIPTORS = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
+ACCEPT_PAUSE = 0.25   # seconds without accepting once the process is out of descriptors
+LOG_EVERY = 60.0      # seconds: at most one log line per this, however long it lasts
+log = logging.getLogger("agentlab.serve")
 
 
 @tornado.web.stream_request_body
@@ -56,8 +66,15 @@ class APIHandler(tornado.web.RequestHandler):
             raise APIError(414, f"The request line is longer than {MAX_REQUEST_LINE:,} bytes.")
         if len(list(request.headers.get_all())) > MAX_HEADER_FIELDS:
             raise APIError(431, f"The request has more than {MAX_HEADER_FIELDS} header fields.")
-        length = request.headers.get("Content-Length", "")  # tornado refuses a non-number
-        if length.isdigit() and int(length) > server.MAX_BODY_BYTES:
+        length = request.headers.get("Content-Length")
+        if length is None:
+            return
+        # Only ASCII digits: str.isdigit() also accepts "²" and "١" (headers are read as
+        # latin-1, so the byte 0xb2 is "²"), which int() cannot read: that was a 500.
+        if not (length.isascii() and length.isdigit()):
+            raise APIError(400, f"Content-Length must be a number of bytes in the digits 0-9, "
+                           f"not {length[:20]!r}.")
+        if int(length) > server.MAX_BODY_BYTES:
             raise APIError(413, f"The request body must be at most {server.MAX_BODY_BYTES:,} "
                            f"bytes (Content-Length: {length[:20]}).")
 
@@ -143,6 +160,62 @@ class JSONErrorsHTTPServer(tornado.httpserver.HTTPServer):
         super().handle_stream(stream, address)
 
 
+class Listener:
+    """Accepts connections on a listening socket for tornado's HTTP server, and copes with
+    running out of file descriptors.
+
+    Tornado's own accept loop (netutil.add_accept_handler) treats "Too many open files" as a
+    crash: the listening socket stays readable, so the event loop calls it again at once, and
+    every call logs a traceback (58,940 lines in 12 s, one core busy, in an outside review).
+    Here the listener stops reading for ACCEPT_PAUSE seconds and logs one line: the waiting
+    clients stay in the kernel's backlog and are accepted once descriptors are free again
+    (a stalled client is dropped after the client timeout, or leaves).
+    """
+
+    def __init__(self, sock, http: tornado.httpserver.HTTPServer):
+        self.sock, self.http = sock, http
+        self.loop = asyncio.get_running_loop()
+        self.last_logged = -LOG_EVERY
+        self.closed = False
+
+    def start(self) -> None:
+        if not self.closed:  # a pause may end after the server has stopped
+            self.loop.add_reader(self.sock.fileno(), self.accept)
+
+    def stop(self) -> None:
+        self.loop.remove_reader(self.sock.fileno())
+
+    def close(self) -> None:
+        self.closed = True
+        self.stop()
+
+    def accept(self) -> None:
+        for _ in range(BACKLOG):  # as tornado does: a batch at a time, so others get a turn
+            try:
+                connection, address = self.sock.accept()
+            except (BlockingIOError, InterruptedError):  # nothing more is waiting
+                return
+            except ConnectionAbortedError:  # it left while in the queue
+                continue
+            except OSError as e:
+                if e.errno not in OUT_OF_DESCRIPTORS:
+                    raise
+                self.pause(e)
+                return
+            # tornado's own per-connection setup, the call its add_sockets makes
+            self.http._handle_connection(connection, address)
+
+    def pause(self, error: OSError) -> None:
+        self.stop()
+        self.loop.call_later(ACCEPT_PAUSE, self.start)
+        now = time.monotonic()
+        if now - self.last_logged >= LOG_EVERY:
+            self.last_logged = now
+            log.warning("agentlab serve: out of file descriptors (%s); new clients wait "
+                        "until open connections close (at most one such line a minute)",
+                        error.strerror)
+
+
 def _json_reply(status: int, message: str) -> bytes:
     """A whole HTTP/1.1 reply carrying one API error; the connection closes after it."""
     body = json.dumps(APIError(status, message).body()).encode()
@@ -189,10 +262,14 @@ class TutorHTTPServer:
             # is dropped after client_timeout; it never held anyone else up meanwhile.
             idle_connection_timeout=self.client_timeout, body_timeout=self.client_timeout,
             max_body_size=2 * server.MAX_BODY_BYTES)
-        http.add_sockets(self.sockets)
+        listeners = [Listener(sock, http) for sock in self.sockets]
+        for listener in listeners:
+            listener.start()
         try:
             await self._stop.wait()
         finally:
+            for listener in listeners:
+                listener.close()
             http.stop()
             await http.close_all_connections()
 

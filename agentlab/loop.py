@@ -22,6 +22,7 @@ so a run is deterministic), and memory across runs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -29,8 +30,8 @@ import time
 from .masking import mask, public_url
 from .models import connect
 from .pricing import Budget, Unpriceable, token_count
-from .records import Run, Step, ToolCall, print_step
-from .tools import Outcome, RepeatGuard, Toolbox, exception_text
+from .records import Run, Step, ToolCall, print_step, text_of
+from .tools import EndRun, Outcome, RepeatGuard, Toolbox, exception_text
 
 SYSTEM_PROMPT = ("You are a helpful assistant. Use tools when needed. "
                  "When you have the answer, reply normally without calling a tool.")
@@ -47,6 +48,7 @@ class Limits:
     tool_timeout: float | None = 10.0   # seconds per tool call
     max_repeats: int | None = 2         # the same call (tool + arguments) this many times in a row
     max_output_tokens: int = 1024       # sent as the request's max tokens; bounds each call's cost
+    isolate: str = "thread"             # tools run on a thread, or "process": killed on time
 
     def __post_init__(self):
         _check_limit("max_steps", self.max_steps, int, optional=False)
@@ -56,6 +58,11 @@ class Limits:
         _check_limit("tool_timeout", self.tool_timeout, (int, float))
         _check_limit("max_repeats", self.max_repeats, int)
         _check_limit("max_output_tokens", self.max_output_tokens, int, optional=False)
+        if self.isolate not in ISOLATION:
+            raise ValueError(f"Limits.isolate must be one of {ISOLATION}, not {self.isolate!r}")
+
+
+ISOLATION = ("thread", "process")  # how a tool runs: tools.py, isolated.py
 
 
 def _check_limit(name: str, value, kind, optional: bool = True) -> None:
@@ -144,6 +151,8 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
     client = client or connect(model)
     model = model or client.default_model
     toolbox = Toolbox.of(tools)
+    if limits.isolate == "process":  # a tool a fresh process cannot import: say so now
+        toolbox.check_importable()
     schemas = toolbox.schemas  # what the model sees, the same at every step
     messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": task}]
     priced_as = client.priced_as(model)
@@ -178,18 +187,16 @@ def run_agent(task: str, tools=(), *, client=None, model: str | None = None,
             if stop := final_reply(response, last):                         # DONE (or cut off)
                 return end(run, clock, shown_last(steps, step, stop))
             for call in response.tool_calls:                                # 2. ACT
-                try:
+                with recorded_if_it_ends_the_run(messages, step, call):
                     outcome = act(toolbox, call, limits, clock, approve, repeats)
-                except KeyboardInterrupt:  # it may have run: the record must not say it did not
-                    observe(messages, step, call, CUT_SHORT)
-                    raise
                 observe(messages, step, call, outcome)                      # 3. OBSERVE
             steps.finished(step)                                            # 4. REPEAT
     except (KeyboardInterrupt, StopRun) as e:
         steps.cut_short()  # the step in progress is paid for: the observers see it too
         return end(run, clock, interrupted(e))
-    except ObserverFailed as e:
-        return end(run, clock, Stop("error", str(e)))
+    except BaseException as e:  # noqa: BLE001 - a broken observer, tool or hook: Run kept
+        steps.cut_short()
+        return end(run, clock, broke(e))
     return end(run, clock, Stop("max_steps", f"the step limit of {limits.max_steps} was reached"))
 
 
@@ -221,9 +228,9 @@ class Steps:
         for observe in self.observers:
             try:
                 observe(step)
-            except StopRun:
+            except (StopRun, KeyboardInterrupt):
                 raise
-            except (Exception, SystemExit) as e:  # a broken observer stops the run, kept
+            except BaseException as e:  # noqa: BLE001 - a broken observer stops the run, kept
                 raise ObserverFailed(observe, e) from e
 
     def cut_short(self) -> None:
@@ -298,6 +305,8 @@ def shown_last(steps: Steps, step: Step, stop: Stop) -> Stop:
 def final_reply(response, last: Stop | None) -> Stop | None:
     """The run ends with this reply: an answer, a wind-down answer, or a reply cut at the cap."""
     content = response.message.get("content")
+    if isinstance(content, list):  # a reply made of text parts: the answer is their text
+        content = text_of(content)
     if response.finish_reason == "length":
         return Stop("truncated", "the reply was cut off at the max-tokens cap "
                     "(Limits.max_output_tokens); its partial text is kept as the answer",
@@ -314,6 +323,14 @@ def model_failed(error: Exception, clock: Deadline) -> Stop:
         return Stop("max_seconds", f"{clock.seconds:g} s passed during a model call "
                     f"({_describe(error)})")
     return Stop("error", f"the model call failed: {_describe(error)}")
+
+
+def broke(error: BaseException) -> Stop:
+    """Any other exception that ends a run: an observer that raised, a tool or an approval hook
+    that raised CancelledError or GeneratorExit (EndRun), or one from anywhere else."""
+    if isinstance(error, (ObserverFailed, EndRun)):  # they name who raised
+        return Stop("error", str(error))
+    return Stop("error", f"the run stopped on {exception_text(error)}")
 
 
 def interrupted(error: BaseException) -> Stop:
@@ -340,7 +357,23 @@ def act(toolbox: Toolbox, call, limits: Limits, clock: Deadline, approve, repeat
     return toolbox.call(call.function.name, call.function.arguments,
                         timeout=limits.tool_timeout, deadline=clock.end(),
                         max_result_chars=limits.max_result_chars, approve=approve,
-                        repeat_guard=repeats)
+                        repeat_guard=repeats, isolate=limits.isolate)
+
+
+@contextlib.contextmanager
+def recorded_if_it_ends_the_run(messages: list, step: Step, call):
+    """A tool call that ends the run as it runs is still recorded: Ctrl-C (it may have run, so
+    never "not run"), or a tool that raised CancelledError or the like (EndRun: how it ended).
+    An approval hook that raised leaves its call unrecorded, answered as not run by end()."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        observe(messages, step, call, CUT_SHORT)
+        raise
+    except EndRun as e:
+        if e.outcome:
+            observe(messages, step, call, e.outcome)
+        raise
 
 
 def observe(messages: list, step: Step, call, outcome: Outcome) -> None:

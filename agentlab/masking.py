@@ -6,10 +6,14 @@ was given ("Incorrect API key provided: sk-..."), a model that repeats what it r
 is applied where such text enters the package (tool results and errors in tools.py, the task,
 the system prompt and API errors in loop.py, the model's replies in models.py), *before* any
 cut, so that no prefix of a key survives a truncation; and once more on the way out (a Run's
-JSON, repr and HTML, the step log), for records made by hand or loaded from a file.
+JSON, repr and HTML, the step log), for records made by hand or loaded from a file. A value
+of any shape is masked: text, bytes, and the text inside lists and dicts (a reply made of text
+parts, a tool's schema). `public_url` also drops a URL's user:password@ and its query.
+The pattern starts with its literal "sk-", so masking takes time linear in the text's length.
 
-What counts as a key: the value of OPENAI_API_KEY in the environment, even wrapped across lines
-or with invisible characters inside it, and anything shaped like an OpenAI-style key ("sk-"
+What counts as a key: the value of OPENAI_API_KEY in the environment and any key given to
+connect(api_key=...) (remember_key), even wrapped across lines or with invisible characters
+inside them, and anything shaped like an OpenAI-style key ("sk-"
 followed by at least 8 key characters, not glued to a letter or digit before it). Left out on
 purpose: other providers' key shapes, keys split across two messages, and keys encoded
 (base64, URL-encoding, JSON's u-escapes), which no pattern can find without false alarms.
@@ -25,35 +29,68 @@ import urllib.parse
 # A line break or tab as JSON and Python's repr write it inside a string: a backslash and an
 # "n". Masking runs on a tool's result once it is text, where a dict's line breaks look so.
 ESCAPED_SPACE = r"\\[nrt]"
-# Not \b: "OPENAI_API_KEY_sk-..." or a key glued to a non-English word must be found too.
-KEY_SHAPE = re.compile(rf"(?:(?<![A-Za-z0-9])|(?<={ESCAPED_SPACE}))sk-[A-Za-z0-9_*-]{{8,}}")
+# Literal first, so that the regex engine jumps from one "sk-" to the next instead of trying a
+# look-behind at every position of the text (0.2-0.5 s per 10 MB, holding the GIL; now under
+# 10 ms: benchmarks/masking_speed.py).
+# The look-behinds come after the literal and look back past it: the key must not be glued to
+# a letter or digit before it (not \b: "OPENAI_API_KEY_sk-..." must be found), unless that
+# letter is the "n" of an escaped line break ("\nsk-...").
+KEY_SHAPE = re.compile(rf"sk-(?:(?<![A-Za-z0-9]sk-)|(?<={ESCAPED_SPACE}sk-))[A-Za-z0-9_*-]{{8,}}")
 MASK = "[masked key]"
 # What may sit between two characters of a key that text wrapped or pasted: white space
 # (a line break, a tab, or one written as \n), and the zero-width characters that copying
 # from a web page can leave.
 INSIDE_A_KEY = rf"(?:[\s\u200b-\u200d\u2060\ufeff]|{ESCAPED_SPACE})*"
+MIN_KEY_LENGTH = 8  # a shorter "key" would mask ordinary words
+_given_keys: set[str] = set()  # keys passed to connect(api_key=...), masked like the env's
 
 
-@functools.lru_cache(maxsize=4)
+def remember_key(key: str | None) -> None:
+    """Mask this key too from now on: a key given to connect() rather than the environment,
+    which an API error can echo back ("Incorrect API key provided: ...")."""
+    if key and len(key.strip()) >= MIN_KEY_LENGTH:
+        _given_keys.add(key.strip())
+
+
+@functools.lru_cache(maxsize=16)
 def _key_pattern(key: str) -> re.Pattern:
-    """The environment's key, allowing white space or zero-width characters between its
-    characters.
+    """A known key, allowing white space or zero-width characters between its characters.
 
     Example: for "sk-abc12345", "sk-abc\n12345" and "sk-abc\u200b12345" both match
     """
     return re.compile(INSIDE_A_KEY.join(re.escape(character) for character in key))
 
 
-def mask(text: str) -> str:
-    """Replace every API key in text with a fixed marker; anything that is not text is returned.
+def _known_keys() -> list[str]:
+    key = os.environ.get("OPENAI_API_KEY", "").strip()
+    keys = [key] if len(key) >= MIN_KEY_LENGTH else []
+    return keys + sorted(_given_keys - {key}, key=len, reverse=True)  # longest first
+
+
+def mask(value):
+    """Replace every API key in a value with a fixed marker, whatever its shape: text, bytes,
+    and the text inside lists, tuples and dicts (keys too). Anything else is returned as is.
 
     Example: "Incorrect API key provided: sk-proj-abc123def456." ->
              "Incorrect API key provided: [masked key]."
+             [{"type": "text", "text": "sk-proj-abc123def456"}] ->
+             [{"type": "text", "text": "[masked key]"}]
     """
-    if not isinstance(text, str):
-        return text
-    key = os.environ.get("OPENAI_API_KEY", "").strip()
-    if len(key) >= 8:
+    if isinstance(value, str):
+        return _mask_text(value)
+    if isinstance(value, (bytes, bytearray)):
+        # surrogateescape: bytes that are not UTF-8 come back unchanged around the mask
+        text = value.decode("utf-8", "surrogateescape")
+        return type(value)(_mask_text(text).encode("utf-8", "surrogateescape"))
+    if isinstance(value, (list, tuple)):
+        return type(value)(mask(item) for item in value)
+    if isinstance(value, dict):
+        return {mask(k): mask(v) for k, v in value.items()}
+    return value
+
+
+def _mask_text(text: str) -> str:
+    for key in _known_keys():
         text = _key_pattern(key).sub(MASK, text)
     return KEY_SHAPE.sub(MASK, text)
 

@@ -26,8 +26,13 @@ Time: `chat(..., timeout=seconds)` bounds the whole call, retries included. The 
 for one attempt at a time (max_retries=0) with what is left of that time as its timeout, and
 this module retries what the SDK would retry (connection errors, timeouts, 408/409/429/5xx),
 waiting as the API asks (retry-after) or 0.5 s, 1 s, ..., but never past the deadline.
-Left out: a server that trickles bytes slower than the read timeout can still hold a call
-longer (httpx's read timeout is per read, not per response); streaming is not used.
+The SDK's timeout is per read of the socket, not per call, and no timeout covers a name lookup:
+a server trickling its body a byte at a time or sending its headers late, or a slow resolver,
+would hold a call far longer. So the call runs on a watched thread (watched.py) that is waited
+for no longer than `timeout`: past it, the call is abandoned (CallAbandoned) and whatever it
+returns later is dropped. Why a thread and not the SDK's options or a deadline-aware transport:
+it bounds every stage the same way, name lookup included (which neither can interrupt), in a
+dozen lines that know nothing of the SDK's insides. Streaming is not used.
 """
 
 from __future__ import annotations
@@ -42,7 +47,9 @@ import time
 from typing import Any
 
 from . import tutor
+from .masking import public_url, remember_key
 from .records import redact
+from .watched import Overran, run_within
 
 DEFAULT_OFFLINE_MODEL = "tutor"
 DEFAULT_ONLINE_MODEL = "gpt-4o-mini"
@@ -110,7 +117,7 @@ class ChatClient:
         if max_tokens is not None:
             kwargs[self.max_tokens_param] = max_tokens
         start = time.perf_counter()
-        completion = self._create(kwargs, timeout)
+        completion = self._within(timeout, lambda: self._create(kwargs, timeout))
         latency = time.perf_counter() - start
         if not getattr(completion, "choices", None):
             raise ValueError("the API returned a malformed response: no choices in it")
@@ -127,6 +134,18 @@ class ChatClient:
         return Response(message=message, tool_calls=calls, usage=completion.usage,
                         model=completion.model or model, priced_as=self.priced_as(model),
                         latency_s=latency, finish_reason=choice.finish_reason, raw=completion)
+
+    @staticmethod
+    def _within(timeout: float | None, create):
+        """create() on a watched thread (watched.py), so that `timeout` bounds the whole call:
+        the name lookup, the connection, headers sent late, a body trickled a byte at a time.
+        A reply that comes after it is dropped (CallAbandoned), never returned as an answer."""
+        if timeout is None:
+            return create()
+        try:
+            return run_within(create, timeout, name="agentlab-model-call")
+        except Overran as e:
+            raise CallAbandoned(timeout, e.took) from None
 
     def _create(self, kwargs: dict, timeout: float | None):
         """sdk.chat.completions.create, retried as the SDK would, within `timeout` seconds."""
@@ -147,8 +166,17 @@ class ChatClient:
                 time.sleep(wait)
 
     def __repr__(self):
-        where = "offline tutor" if self.offline else redact(str(self.sdk.base_url))
+        where = "offline tutor" if self.offline else public_url(self.sdk.base_url)
         return f"<ChatClient {self.default_model} via {where}, priced as {self.priced_as()}>"
+
+
+class CallAbandoned(TimeoutError):
+    """A model call that did not return within its time: abandoned, its reply dropped."""
+
+    def __init__(self, timeout: float, took: float | None = None):
+        late = "" if took is None else f"; its reply came after {took:.2f} s and was dropped"
+        super().__init__(f"no reply within the {timeout:.2f} s the call had (name lookup, "
+                         f"connection, headers and body together){late}")
 
 
 def _masked_call(call):
@@ -258,6 +286,7 @@ def connect(model: str | None = None, *, api_key: str | None = None, base_url: s
     import openai  # imported here: `import agentlab` stays fast
 
     model = model or os.environ.get("AGENTLAB_MODEL") or None
+    remember_key(api_key)  # an API error may echo it back: mask it like the environment's
     api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
     base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
     offline = is_tutor(model) or respond is not None or not (api_key or base_url)

@@ -11,8 +11,17 @@
   A model or response that cannot be priced counts as over budget: the budget fails closed.
 
 Prompt tokens before a call are bounded from above without a tokenizer: the previous call's
-reported prompt tokens, plus the UTF-8 bytes of every message added since (a token is never
-shorter than one byte in the byte-level tokenizers chat models use) and a few tokens per message.
+whole prompt as its usage reported it (prompt_tokens, plus cached_tokens for an API that
+counts cache hits apart), plus the UTF-8 bytes of every message added since (a token is never
+shorter than one byte in the byte-level tokenizers chat models use) and a few tokens per
+message. The first call is bounded by bytes alone. The completion is bounded by the max-tokens
+cap, which OpenAI's reasoning models spend their reasoning tokens within.
+
+When the bound does not hold (the README says so, and notebook 04b teaches it): an API that
+leaves a cache hit's tokens out of both prompt_tokens and cached_tokens (then a miss can cost
+more than the look-ahead allowed), one that bills reasoning or other hidden tokens beyond the
+max-tokens cap, or a tokenizer that is not byte-level. Then the run stops at once with max_cost
+and says by how much the API billed more than the look-ahead allowed (overspent).
 
 Left out on purpose: cached-input discounts (we charge the full input price, an upper bound),
 and live price updates (genai-prices' bundled snapshot is used, so figures are reproducible).
@@ -40,6 +49,16 @@ class Price:
     output_per_mtok: float
     model: str = "custom"
 
+    def __post_init__(self):
+        """Checked like Limits: a NaN price would make every budget comparison false (the call
+        goes through, its cost nan); a negative one would hand money back to the budget."""
+        for name in ("input_per_mtok", "output_per_mtok"):
+            value = getattr(self, name)
+            if (not isinstance(value, (int, float)) or isinstance(value, bool)
+                    or not math.isfinite(value) or value < 0):
+                raise ValueError(f"Price.{name} must be a finite number of US dollars per "
+                                 f"million tokens, 0 or more, not {value!r}")
+
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         dollars = prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok
         return dollars / 1e6
@@ -52,6 +71,10 @@ def cost_usd(priced_as, prompt_tokens: int, completion_tokens: int) -> float:
     price depends on the prompt's length), genai-prices prices these exact counts, so the
     right tier is charged.
     """
+    return _trusted(_cost(priced_as, prompt_tokens, completion_tokens), priced_as)
+
+
+def _cost(priced_as, prompt_tokens: int, completion_tokens: int) -> float:
     if isinstance(priced_as, Price):
         return priced_as.cost(prompt_tokens, completion_tokens)
     flat = _flat_price(str(priced_as))
@@ -62,6 +85,20 @@ def cost_usd(priced_as, prompt_tokens: int, completion_tokens: int) -> float:
     calc = calc_price(Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
                       model_ref=str(priced_as))
     return float(calc.total_price)
+
+
+def _trusted(dollars, priced_as) -> float:
+    """A cost the budget can compare: a finite number, 0 or more. Anything else (a price
+    changed after it was checked, a database entry gone wrong) is Unpriceable, so the budget
+    fails closed.
+
+    Example: _trusted(0.0012, "gpt-4o-mini") -> 0.0012; _trusted(nan, ...) -> Unpriceable
+    """
+    if (not isinstance(dollars, (int, float)) or isinstance(dollars, bool)
+            or not math.isfinite(dollars) or dollars < 0):
+        raise Unpriceable(f"the price of {getattr(priced_as, 'model', priced_as)!s} gave a "
+                          f"cost of {dollars!r}, not a finite number of dollars, 0 or more")
+    return float(dollars)
 
 
 @functools.lru_cache(maxsize=256)
@@ -140,6 +177,24 @@ def token_count(usage, field: str) -> int:
     return value
 
 
+def whole_prompt(usage) -> int:
+    """The prompt tokens a call sent, cached ones included, for the next call's look-ahead.
+
+    OpenAI counts cached tokens inside prompt_tokens and names them again in
+    prompt_tokens_details.cached_tokens; some APIs report only the uncached part as
+    prompt_tokens on a cache hit, the cached part apart. Adding the two is right for the second
+    kind and an overcount for the first (never an undercount): a look-ahead built on the
+    uncached part alone let a cache miss, billed for the whole prompt, cross the budget.
+    Example: prompt_tokens=90, cached_tokens=810 -> 900; prompt_tokens=900, no details -> 900
+             cached_tokens=-5 -> Unpriceable
+    """
+    details = getattr(usage, "prompt_tokens_details", None)
+    if getattr(details, "cached_tokens", None) is None:  # not reported: nothing to add
+        return token_count(usage, "prompt_tokens")
+    # a count that is not one (negative, NaN) raises Unpriceable: the budget fails closed
+    return token_count(usage, "prompt_tokens") + token_count(details, "cached_tokens")
+
+
 def _bytes(item) -> int:
     return len(json.dumps(item, ensure_ascii=False, default=str).encode())
 
@@ -156,7 +211,7 @@ class Budget:
         self.spent = 0.0
         self.allowed = math.inf     # the last call's bound, from the look-ahead
         self.last_cost = 0.0        # what the last call cost
-        self._known_tokens = 0      # the last call's reported prompt tokens
+        self._known_tokens = 0      # the last call's whole prompt, as its usage reported it
         self._known_messages = 0    # how many messages that prompt held
 
     @property
@@ -164,7 +219,11 @@ class Budget:
         return math.inf if self.max_usd is None else self.max_usd - self.spent
 
     def prompt_bound(self, messages: list[dict], tools: list[dict] | None) -> int:
-        """An upper bound on the next call's prompt tokens."""
+        """An upper bound on the next call's prompt tokens.
+
+        Example: the last call reported 85 prompt tokens (+ 0 cached); one 40-byte message
+                 added since -> 85 + (40 + 8) + 8 = 141
+        """
         if self._known_messages == 0:
             base = _bytes(tools) if tools else 0
         else:
@@ -196,10 +255,10 @@ class Budget:
     def charge(self, response, messages_sent: int) -> float:
         """Add what a response cost; raises Unpriceable if it cannot be priced."""
         cost = estimate_cost(response)
+        known = whole_prompt(response.usage)  # before any change: it may raise Unpriceable
         self.spent += cost
         self.last_cost = cost
-        self._known_tokens = reported_tokens(response.usage)[0]
-        self._known_messages = messages_sent
+        self._known_tokens, self._known_messages = known, messages_sent
         return cost
 
     def overspent(self) -> str | None:

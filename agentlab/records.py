@@ -72,7 +72,10 @@ class Step:
     def answer(self) -> str | None:
         """The model's reply text, if this step answered (asked for no tool)."""
         asked = self.tool_calls or self.message.get("tool_calls")
-        return None if asked or self.reply_unused else self.message.get("content")
+        content = self.message.get("content")
+        if asked or self.reply_unused or content is None:
+            return None
+        return text_of(content)  # a reply made of text parts: their text
 
     @property
     def calls_not_run(self) -> list[str]:
@@ -158,7 +161,7 @@ class Run:
                 f"${self.cost_usd:.6f}{estimated} as {self.priced_as}")
 
     def __repr__(self):
-        answer = (self.answer or "")[:60] + ("..." if self.answer and len(self.answer) > 60 else "")
+        answer = _cut(text_of(self.answer), 60)
         return redact(f"<Run {self.model}: {self.summary()}; answer: {answer!r}>")
 
     def _repr_html_(self) -> str:
@@ -174,9 +177,10 @@ class Run:
                     for c in s.tool_calls)
             elif s.reply_unused and not s.calls_not_run:
                 what = ("<b>reply not used</b> <i>(the run stopped first)</i>: "
-                        + e(_cut(redact(s.message.get("content") or ""), 200)))
+                        + e(_cut(redact(text_of(s.message.get("content"))), 200)))
             else:
-                what = "<b>answer</b>: " + e(_cut(redact(s.message.get("content") or ""), 200))
+                reply = redact(text_of(s.message.get("content")))
+                what = "<b>answer</b>: " + e(_cut(reply, 200))
             if s.calls_not_run:
                 what = (what + "<br>" if s.tool_calls else "") + (
                     f"<b>asked for</b> {e(', '.join(s.calls_not_run))} "
@@ -190,7 +194,24 @@ class Run:
         detail = f" ({e(self.stop_detail)})" if self.stop_detail else ""
         return redact(f"<div><p><b>{e(self.task)}</b><br>{e(self.summary())}{detail}</p>"
                       f"<table>{head}{''.join(rows)}</table>"
-                      f"<p><b>Answer:</b> {e(self.answer or '(none)')}</p></div>")
+                      f"<p><b>Answer:</b> {e(text_of(self.answer) or '(none)')}</p></div>")
+
+
+def text_of(content) -> str:
+    """A message's content as text, whatever shape the API gave it.
+
+    Example: "Paris" -> "Paris"; None -> ""
+             [{"type": "text", "text": "Par"}, {"type": "text", "text": "is"}] -> "Paris"
+    Parts that are not text (an image, a refusal) are left out; anything else becomes str().
+    """
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part["text"] for part in content
+                       if isinstance(part, dict) and isinstance(part.get("text"), str))
+    return str(content)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -212,7 +233,7 @@ def format_step(step: Step) -> str:
         kind = "wind-down answer" if step.wind_down else "answer"
         if step.reply_unused:  # paid for, but the run stopped before returning it
             kind = "reply not used (the run stopped first)"
-        reply = redact(step.message.get("content") or "")
+        reply = redact(text_of(step.message.get("content")))
         lines.append(f"  step {step.index}: {kind}: {_cut(reply, 100)}")
     return redact("\n".join(lines))
 

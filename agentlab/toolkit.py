@@ -318,3 +318,22 @@ def delete_files(path: str) -> dict:
     """
     DELETE_REQUESTS.append(path)
     return {"deleted": path, "note": "demo tool: nothing was deleted, but a real one would have"}
+
+
+# ---------------------------------------------------------------------------------------------
+# A tool that can run away: the model chooses a regular expression, and some take minutes.
+#
+# A pattern such as (a+)+$ tries every way of splitting the text before it gives up (ReDoS):
+# 2**25 ways for 25 "a"s and a "b". Python's regex engine holds the GIL all the while, so a
+# thread cannot even notice its timeout: notebook 4b runs it with Limits(isolate="process").
+
+
+@tool
+def match_pattern(pattern: str, text: str) -> bool:
+    """Whether a regular expression (Python's syntax) matches the whole text.
+
+    Args:
+        pattern: The regular expression, such as "[0-9]+".
+        text: The text to match.
+    """
+    return re.fullmatch(pattern, text) is not None

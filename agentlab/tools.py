@@ -14,7 +14,8 @@ Any "no" becomes an {"error": "..."} observation that names the problem, so the 
 correct itself and the loop goes on. The model never runs anything; this file does.
 
 Left out on purpose: async tools, and killing a tool that overruns its timeout (Python cannot
-kill a thread: the call is abandoned, keeps running in the background and its result is dropped).
+kill a thread: the call is abandoned, keeps running in the background and its result is dropped;
+watched.py says what threads cannot do, and a tool holding the GIL is the case to know).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import functools
 import inspect
 import json
 import re
-import threading
 import time
 import types
 import typing
@@ -33,7 +33,9 @@ import warnings
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
+from . import isolated
 from .masking import MASK, mask
+from .watched import Overran, run_within
 
 # ---------------------------------------------------------------------------------------------
 # Building a schema from a function
@@ -53,9 +55,11 @@ class Tool:
 
     @property
     def schema(self) -> dict:
-        """The chat-completions tool schema: what the model sees."""
-        return {"type": "function", "function": {
-            "name": self.name, "description": self.description, "parameters": self.parameters}}
+        """The chat-completions tool schema: what the model sees. Masked: a key written as a
+        parameter's default or in a description would otherwise go out with every request
+        (the function itself still gets its real default)."""
+        return mask({"type": "function", "function": {
+            "name": self.name, "description": self.description, "parameters": self.parameters}})
 
     def __repr__(self):
         first_line = self.description.splitlines()[0] if self.description else ""
@@ -223,6 +227,11 @@ def _approval(approve, name: str, arguments: dict) -> str | None:
         verdict = approve(name, arguments)
     except Exception as e:  # a broken hook must not let the call through
         return f"the approval hook failed ({type(e).__name__}: {e}), so the call was not run"
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # sys.exit, CancelledError: the hook asks for everything to stop
+        raise EndRun(f"the approval hook raised {exception_text(e)} for {name}, which was not "
+                     "run; the run stopped there, with its steps kept") from e
     if verdict is True:
         return None
     if verdict is None:  # a hook that forgot a `return` must not let the call through
@@ -303,8 +312,18 @@ def to_text(result: Any) -> str:
         return str(result)
 
 
-class Overran(Exception):
-    """A tool did not finish within its timeout."""
+class EndRun(Exception):
+    """A tool or an approval hook raised a BaseException that is not an error to report to the
+    model (asyncio.CancelledError, GeneratorExit, a framework's own, sys.exit in a hook): such
+    an exception asks for everything to stop, so the run ends with "error", its steps kept.
+
+    outcome: what to record for the call (None: the loop records nothing for it; the call goes
+    down as not run).
+    """
+
+    def __init__(self, message: str, outcome: Outcome | None = None):
+        super().__init__(message)
+        self.outcome = outcome
 
 
 class Unreadable(Exception):
@@ -321,32 +340,6 @@ def exception_text(error: BaseException) -> str:
         return f"{type(error).__name__}: {error}"
     except Exception:
         return f"{type(error).__name__} (its message could not be read)"
-
-
-def _run_with_timeout(fn, timeout: float | None):
-    """Run fn() on a fresh thread and wait at most `timeout` seconds for it.
-
-    Raises Overran if it does not finish in time. Python cannot kill a thread, so an overrunning
-    call is abandoned: it keeps running in the background and its result is dropped. The thread
-    is a daemon, so a hung tool never keeps Python from exiting. A thread per call costs about
-    0.1 ms, nothing next to a model call.
-    """
-    outcome: dict[str, Any] = {}
-
-    def work():
-        try:
-            outcome["result"] = fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread below
-            outcome["error"] = e
-
-    worker = threading.Thread(target=work, daemon=True, name="agentlab-tool")
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        raise Overran
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome.get("result")
 
 
 @functools.lru_cache(maxsize=512)
@@ -422,14 +415,23 @@ class Toolbox:
                 "data ", "the arguments ", 1)
         return None
 
+    def check_importable(self) -> None:
+        """For isolate="process": raise ValueError, naming the fix, for a tool that a fresh
+        Python process could not import (one defined in a notebook cell or in __main__)."""
+        for t in self.tools.values():
+            isolated.reference(t)
+
     def call(self, name: str, arguments_json: str | None, *, timeout: float | None = None,
              max_result_chars: int | None = 4000, approve=None,
-             repeat_guard: RepeatGuard | None = None, deadline: float | None = None) -> Outcome:
+             repeat_guard: RepeatGuard | None = None, deadline: float | None = None,
+             isolate: str = "thread") -> Outcome:
         """Decide about one tool call and, if it passes every check, run it.
 
         timeout:  seconds the tool may take, turning its result into text included
         deadline: the run's end, as a time.perf_counter() value: the tool gets at most what is
                   left of it once the checks (the approval hook too) have passed
+        isolate:  "thread" (a watched thread, abandoned if it overruns) or "process" (a fresh
+                  process, killed if it overruns: isolated.py)
         """
         start = time.perf_counter()
 
@@ -472,6 +474,9 @@ class Toolbox:
             timeout = left if timeout is None else min(timeout, left)
 
         def run_and_observe():  # 5. run, 6. observe: both within the timeout
+            if isolate == "process":  # the child turns the result into text
+                return truncate(mask(isolated.call(self.tools[name], arguments, timeout)),
+                                max_result_chars)
             result = self.tools[name].function(**arguments)
             try:
                 return truncate(mask(to_text(result)), max_result_chars)
@@ -479,14 +484,32 @@ class Toolbox:
                 raise Unreadable(e) from e
 
         try:
-            content, cut = _run_with_timeout(run_and_observe, timeout)
-        except Overran:
-            return refuse(f"{name} did not finish within {timeout:g} s and was abandoned",
+            if isolate == "process":  # the wait for a process is not held up by its GIL
+                content, cut = run_and_observe()
+            else:
+                content, cut = run_within(run_and_observe, timeout, name="agentlab-tool")
+        except Overran as e:
+            late = ("" if e.took is None else f" (it finished after {e.took:.2f} s, too late: "
+                    "its result was dropped)")
+            fate = "stopped (its process killed)" if isolate == "process" else "abandoned"
+            return refuse(f"{name} did not finish within {timeout:g} s and was {fate}{late}",
                           arguments=arguments)
         except Unreadable as e:
             return refuse(f"{name} returned a result that cannot be read as text: "
                           f"{exception_text(e.__cause__)}", arguments=arguments)
+        except isolated.UnreadableInChild as e:
+            return refuse(f"{name} returned a result that cannot be read as text: {e}",
+                          arguments=arguments)
+        except isolated.FailedInChild as e:
+            return refuse(f"{name} failed: {e}", arguments=arguments)
         except (Exception, SystemExit) as e:  # SystemExit: a tool that calls sys.exit or argparse
             return refuse(f"{name} failed: {exception_text(e)}", arguments=arguments)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # CancelledError, GeneratorExit: "stop", not an error to report
+            ran = refuse(f"{name} raised {exception_text(e)}, which ends the run",
+                         arguments=arguments)
+            raise EndRun(f"the tool {name} raised {exception_text(e)}; the run stopped there, "
+                         "with its steps kept", ran) from e
         return Outcome(content, arguments=arguments, truncated_chars=cut,
                        seconds=time.perf_counter() - start)

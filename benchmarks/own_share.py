@@ -28,7 +28,7 @@ def _inline_tool_calls():
     """Tools run on the caller's thread (what a change would do when no timeout is asked)."""
     from agentlab import tools
 
-    return mock.patch.object(tools, "_run_with_timeout", lambda fn, timeout: fn())
+    return mock.patch.object(tools, "run_within", lambda fn, timeout, name: fn())
 
 
 def _no_response_hash():

@@ -15,6 +15,7 @@ sys.path.insert(0, str(HERE))
 
 import canned  # noqa: E402
 import frameworks  # noqa: E402
+import masking_speed  # noqa: E402
 import server_load  # noqa: E402
 import setups  # noqa: E402
 import startup  # noqa: E402
@@ -286,3 +287,10 @@ def test_the_earlier_commits_package_is_extracted_to_be_imported_first(tmp_path)
                                text=True, check=True, cwd=playground_press.ROOT).stdout
     assert (tree / "agentlab" / "widgets.py").read_text() == committed
     assert (tree / "agentlab" / "__init__.py").is_file() and not (tree / "tests").exists()
+
+
+def test_the_masking_benchmark_compares_patterns_that_agree():
+    for text in masking_speed.texts(0.2).values():
+        old = masking_speed.timed(masking_speed.LOOK_BEHIND_FIRST, text)[1]
+        new = masking_speed.timed(masking_speed.KEY_SHAPE, text)[1]
+        assert old == new and (masking_speed.MASK in new) == ("sk-proj" in text)

@@ -55,7 +55,9 @@ def test_a_model_that_never_answers_holds_the_run_no_longer_than_its_time_limit(
     start = time.perf_counter()
     run = run_agent(COAT, COURSE_TOOLS, client=client, limits=Limits(max_seconds=0.5))
     assert time.perf_counter() - start < 0.5 + SLACK_SECONDS
-    assert run.stop_reason == "max_seconds" and "APITimeoutError" in run.stop_detail
+    assert run.stop_reason == "max_seconds"
+    # the watched thread (CallAbandoned) and the SDK's own read timeout end it at the same time
+    assert any(name in run.stop_detail for name in ("CallAbandoned", "APITimeoutError"))
     assert run.stop_detail.startswith("0.5 s passed during a model call")  # not "failed"
 
 

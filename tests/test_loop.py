@@ -311,7 +311,8 @@ def test_the_offline_tutor_names_no_address(quick_slow_tutor):
     wrong base URL."""
     run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-slow",
                     limits=Limits(max_seconds=0.1))
-    assert run.stop_reason == "max_seconds" and "Timeout" in run.stop_detail
+    assert run.stop_reason == "max_seconds"
+    assert any(name in run.stop_detail for name in ("CallAbandoned", "Timeout"))
     assert "sent to" not in run.stop_detail and ".invalid" not in run.stop_detail
 
 

@@ -146,3 +146,13 @@ def test_the_clock_can_be_pinned_for_saved_outputs_and_is_real_otherwise(monkeyp
     before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     now = datetime.datetime.fromisoformat(get_time("UTC")["now"])
     assert before <= now <= datetime.datetime.now(datetime.timezone.utc)
+
+
+def test_match_pattern_matches_the_whole_text_and_refuses_a_broken_pattern():
+    import re
+
+    from agentlab.toolkit import match_pattern
+
+    assert match_pattern("[0-9]+", "123") is True and match_pattern("[0-9]+", "12a") is False
+    with pytest.raises(re.error):
+        match_pattern("(", "x")

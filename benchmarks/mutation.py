@@ -1,0 +1,127 @@
+"""Mutation testing of the guardrails' modules with mutmut: how many small changes to the code
+(a `>=` made `>`, a constant changed, a line dropped) the tests notice. A change no test
+notices ("survived") is either a test missing or code that does not matter; MUTATION.md beside
+this file explains every survivor of the last run.
+
+Not part of the test command: a module takes minutes to hours. Each module runs in a copy of
+the project under a temporary folder (mutmut writes its mutants/ folder there, not here), with
+only the test files that exercise it, one pytest per mutant, two at a time.
+
+    pip install "mutmut>=3.3"
+    python benchmarks/mutation.py masking pricing      # some modules
+    python benchmarks/mutation.py                      # all five (hours on two cores)
+    python benchmarks/mutation.py masking --keep DIR   # keep the copy: `mutmut show NAME` in it
+    python benchmarks/mutation.py loop --minutes 20    # stop after 20 minutes: the rest is
+                                                       # reported as "not checked"
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# The test files that exercise each module: enough to kill what can be killed, few enough to
+# keep a module to minutes (mutmut runs, per mutant, only the tests that reached its function).
+TESTS = {
+    "masking": ["tests/test_review_faults.py", "tests/test_edges.py", "tests/test_records.py"],
+    "api_checks": ["tests/test_server_protocol.py", "tests/test_review_faults.py",
+                   "tests/test_tutor_protocol.py"],
+    "pricing": ["tests/test_review_faults.py", "tests/test_edges.py", "tests/test_records.py"],
+    "tools": ["tests/test_tools.py", "tests/test_review_faults.py"],
+    "loop": ["tests/test_loop.py", "tests/test_review_faults.py"],
+}
+COPIED = ["agentlab", "tests", "conftest.py", "pyproject.toml", "README.md", "notebooks"]
+
+
+def config(module: str) -> str:
+    """mutmut's settings for one module, appended to the copy's pyproject.toml."""
+    tests = ", ".join(f'"{t}"' for t in TESTS[module])
+    return (f'\n[tool.mutmut]\nsource_paths = ["agentlab/"]\n'
+            f'only_mutate = ["agentlab/{module}.py"]\n'
+            f"pytest_add_cli_args_test_selection = [{tests}]\n"
+            # the project's addopts run nbval over every notebook: not wanted per mutant
+            f'pytest_add_cli_args = ["-p", "no:cacheprovider", "-o", "addopts=", "-q", '
+            f'"-p", "no:randomly", "-x"]\n')
+
+
+def copy_project(into: pathlib.Path, module: str) -> None:
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, into / name, ignore=shutil.ignore_patterns(
+                "__pycache__", ".ipynb_checkpoints"))
+        else:
+            shutil.copy2(source, into / name)
+    with open(into / "pyproject.toml", "a") as pyproject:
+        pyproject.write(config(module))
+
+
+def mutmut(folder: pathlib.Path, *args: str, minutes: float | None = None) -> str:
+    """Run mutmut in the folder; stop it (and its workers) after `minutes`, keeping what it
+    checked so far: the rest is reported as "not checked"."""
+    command = ["nice", str(pathlib.Path(sys.executable).parent / "mutmut"), *args]
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=None if minutes is None else minutes * 60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGTERM)
+        output, _ = process.communicate()
+        return output + f"\n[stopped after {minutes:g} minutes]"
+    done = subprocess.CompletedProcess(command, process.returncode, output, "")
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"mutmut {' '.join(args)} failed:\n{done.stdout[-3000:]}"
+                           f"\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+def run(module: str, keep: pathlib.Path | None, minutes: float | None) -> collections.Counter:
+    folder = pathlib.Path(keep or tempfile.mkdtemp(prefix=f"mutation-{module}-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    copy_project(folder, module)
+    start = time.perf_counter()
+    (folder / "mutmut-run.log").write_text(
+        mutmut(folder, "run", "--max-children", "2", minutes=minutes))
+    results = mutmut(folder, "results", "--all", "true")
+    statuses = collections.Counter()
+    survivors = []
+    for line in results.splitlines():
+        name, _, status = line.strip().rpartition(": ")
+        if name:
+            statuses[status] += 1
+            if status == "survived":
+                survivors.append(name)
+    killed = statuses["killed"]
+    total = sum(statuses.values())
+    print(f"## {module}.py: {killed} of {total} mutants killed ({killed / max(total, 1):.0%}), "
+          f"{dict(statuses)}, {time.perf_counter() - start:.0f} s; tests: "
+          f"{', '.join(TESTS[module])}")
+    for name in survivors:
+        print(f"\n### {name}\n```diff\n{mutmut(folder, 'show', name).strip()}\n```")
+    if keep is None:
+        shutil.rmtree(folder, ignore_errors=True)
+    return statuses
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", choices=[[], *TESTS], default=list(TESTS))
+    parser.add_argument("--keep", type=pathlib.Path, help="run in this folder and keep it")
+    parser.add_argument("--minutes", type=float, help="stop each module after this long")
+    args = parser.parse_args()
+    for module in args.modules or list(TESTS):
+        run(module, args.keep, args.minutes)
+
+
+if __name__ == "__main__":
+    main()
