@@ -75,6 +75,10 @@ def test_no_request_gets_a_5xx_and_every_answer_validates(case, base_url, sessio
         # that): left in, they keep most bodies from the tutor (9 reached it, not 63).
         case.body.pop("functions", None)
         case.body.pop("function_call", None)
+        # `tools: []` is refused as the real API refuses it (empty_array, test_server_protocol
+        # checks it); the reference sets no minimum, so most generated bodies held one.
+        if case.body.get("tools") == []:
+            del case.body["tools"]
     response = case.call(base_url=base_url, session=session, timeout=10)
     case.validate_response(response, checks=CHECKS)
     statuses.append(response.status_code)
