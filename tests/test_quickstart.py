@@ -47,7 +47,7 @@ def test_ci_runs_the_readmes_test_command_after_adding_the_compat_extra():
     script = (ROOT / ".ci" / "run").read_text().splitlines()
     commands = [line for line in script if line.strip() and not line.lstrip().startswith("#")]
     assert commands[-1] == readme_commands()["tests"], "CI's last command is the README's"
-    assert 'pip install -e ".[test,compat]"' in "\n".join(commands)
+    assert 'pip install -e ".[test,compat,hub]"' in "\n".join(commands)
     assert "set -euo pipefail" in script  # a failing step fails CI; pytest's status is CI's
 
 
