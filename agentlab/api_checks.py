@@ -111,14 +111,19 @@ def depth(value) -> int:
     return deepest
 
 
-def check_request(request: dict, models) -> None:
-    """Refuse (raise APIError) a request the real API would refuse, or the tutor cannot serve."""
+def check_model(request: dict, models) -> None:
+    """Refuse a request without a model, or for a model the tutor does not serve (both APIs)."""
     model = request.get("model")
     if not isinstance(model, str):
         raise APIError(400, "'model' is required and must be a string.", param="model")
     if model not in models:
         raise APIError(404, f"The model '{model[:100]}' does not exist here. The offline tutor "
                        f"serves: {', '.join(models)}.", param="model", code="model_not_found")
+
+
+def check_request(request: dict, models) -> None:
+    """Refuse (raise APIError) a request the real API would refuse, or the tutor cannot serve."""
+    check_model(request, models)
     _check_legacy_functions(request)
     if request.get("tools") == []:
         raise empty_array("tools")

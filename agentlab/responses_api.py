@@ -33,7 +33,7 @@ import hashlib
 import json
 import threading
 
-from .api_checks import APIError, json_word_missing, strict_problem, validate
+from .api_checks import APIError, check_model, json_word_missing, strict_problem, validate
 
 STORED_RESPONSES = 1_000  # responses kept for previous_response_id, the oldest dropped first
 # The schema each kind of input item is checked against; any other kind is refused.
@@ -51,12 +51,7 @@ def check(request: dict, models) -> None:
     cannot serve. The schema sees the input items and tools as plain lists; each item and tool
     is then checked against the schema its type picks, so that an error names the item it is
     about (input[2].call_id) rather than "input matches no definition"."""
-    model = request.get("model")
-    if not isinstance(model, str):
-        raise APIError(400, "'model' is required and must be a string.", param="model")
-    if model not in models:
-        raise APIError(404, f"The model '{model[:100]}' does not exist here. The offline tutor "
-                       f"serves: {', '.join(models)}.", param="model", code="model_not_found")
+    check_model(request, models)
     validate("CreateResponseChecked", request)
     items = request.get("input")
     for i, item in enumerate(items if isinstance(items, list) else []):

@@ -19,25 +19,13 @@ from agentlab.server import handle, make_transport
 from agentlab.toolkit import COURSE_TOOLS, calculate
 from agentlab.tools import Toolbox, truncate
 
-COAT = "What's the weather in Paris, and should I take a coat?"
-FAKE_KEY = "sk-proj-FAKEfakeFAKEfake0123456789abcdefABCDEF"
+from scripted_models import COAT, FAKE_KEY, call_then_answer
 
 
 def answer(text):
     """A scripted model that always answers `text`."""
     return lambda model, messages, tools, tool_choice, **options: {"role": "assistant",
                                                                    "content": text}
-
-
-def call_then_answer(name, arguments, text="done"):
-    """A scripted model: one tool call, then an answer quoting the tool's result."""
-    def respond(model, messages, tools, tool_choice, **options):
-        if messages[-1]["role"] == "tool":
-            return {"role": "assistant", "content": f"{text}: {messages[-1]['content']}"}
-        return {"role": "assistant", "content": None, "tool_calls": [{
-            "id": "call_1", "type": "function",
-            "function": {"name": name, "arguments": json.dumps(arguments)}}]}
-    return respond
 
 
 # --- 1. the time limit is a wall clock for the whole run ------------------------------------
