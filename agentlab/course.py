@@ -125,7 +125,7 @@ def lab_settings_folder(into: pathlib.Path, installed: pathlib.Path | None = Non
         installed = pathlib.Path(get_app_dir()) / "settings"
     folder = into / "settings"
     if installed.is_dir():
-        shutil.copytree(installed, folder)
+        shutil.copytree(installed, folder, dirs_exist_ok=True)  # a hub makes it at every start
     (folder / "overrides.d").mkdir(parents=True, exist_ok=True)
     (folder / "overrides.d" / "agentlab-course.json").write_text(json.dumps(LAB_DEFAULTS, indent=1))
     return folder

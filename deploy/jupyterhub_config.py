@@ -60,8 +60,16 @@ c.Spawner.default_url = "/lab"
 # (PATH, LANG, ...): no OPENAI_API_KEY or OPENAI_BASE_URL from the hub's environment reaches a
 # notebook, so connect() talks to the offline tutor. Notebook 07 shows a student how to use a
 # key of their own.
-c.Spawner.args = ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
-                  "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+OFFLINE = ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
+           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+# JupyterLab still asks "get notified about official Jupyter news?" in a pop-up until someone
+# answers: the answer, "no", is given as a default (agentlab.course.LAB_DEFAULTS, a student's
+# own setting still wins) in a settings folder made beside this environment's own, which the
+# students' servers read (they run on this environment: world-readable, as it must be).
+from agentlab.course import lab_settings_folder  # noqa: E402 - the course is installed here
+
+LAB_SETTINGS = lab_settings_folder(pathlib.Path(sys.prefix) / "share" / "agentlab-hub")
+c.Spawner.args = [*OFFLINE, f"--LabApp.app_settings_dir={LAB_SETTINGS}"]
 
 # --- Per student: memory and CPU, a guarantee and a limit ----------------------------------------
 # From benchmarks/class_hub.py's run of thirty students (docs/INSTRUCTORS.md, "Sizing"): a

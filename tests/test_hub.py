@@ -19,7 +19,7 @@ import urllib.parse
 import pytest
 import yaml
 
-from agentlab.course import OFFLINE_OPTIONS
+from agentlab.course import LAB_DEFAULTS, OFFLINE_OPTIONS
 
 ROOT = pathlib.Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -71,8 +71,17 @@ def test_the_one_server_config_and_kubernetes_values_agree():
 def test_students_servers_are_offline_as_agentlab_course_is():
     config, _ = deploy_config()
     values = yaml.safe_load((ROOT / "deploy" / "values.yaml").read_text())
-    assert config.Spawner.args == OFFLINE_OPTIONS
+    assert config.Spawner.args[:len(OFFLINE_OPTIONS)] == OFFLINE_OPTIONS
+    # and the news question answered as `agentlab course` answers it (its setting's default)
+    [settings] = [a.split("=", 1)[1] for a in config.Spawner.args
+                  if a.startswith("--LabApp.app_settings_dir=")]
+    ours = pathlib.Path(settings) / "overrides.d" / "agentlab-course.json"
+    assert json.loads(ours.read_text()) == LAB_DEFAULTS
     assert values["hub"]["config"]["Spawner"]["args"] == OFFLINE_OPTIONS
+    [settings] = values["singleuser"]["extraFiles"].values()
+    assert settings["mountPath"].endswith("/share/jupyter/lab/settings/overrides.d/"
+                                          "agentlab-course.json")
+    assert settings["data"] == LAB_DEFAULTS
     # A key in the hub's environment does not reach the students' servers: JupyterHub passes
     # only the variables it keeps, and the class adds none.
     assert not any("OPENAI" in name for name in config.Spawner.get("env_keep", []))
@@ -114,6 +123,11 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
         notebooks = student.listing(folder)
         assert {"01_the_loop_by_hand.ipynb", "05_the_limits_playground.ipynb"} <= set(notebooks)
         assert "solutions" not in notebooks, "the hand-out must not carry the solutions"
+
+        # No pop-up asking about Jupyter's news over the notebook: the answer is a default.
+        setting = student.web.get(f"{hub.url}/user/ada/lab/api/settings/"
+                                  "@jupyterlab/apputils-extension:notification", timeout=30)
+        assert setting.json()["schema"]["properties"]["fetchNews"]["default"] == "false"
 
         # Notebook 01 as the student runs it, then a look around in its kernel.
         probe = ("import os\nfrom agentlab import connect\nprint(connect())\n"
