@@ -73,10 +73,10 @@ c.Spawner.args = [*OFFLINE, f"--LabApp.app_settings_dir={LAB_SETTINGS}"]
 
 # --- Per student: memory and CPU, a guarantee and a limit ----------------------------------------
 # From benchmarks/class_hub.py's run of thirty students (docs/INSTRUCTORS.md, "Sizing"): a
-# student's server with one notebook's kernel peaked at 0.31 GB, in every notebook. The
+# student's server with one notebook's kernel peaked at 0.34 GB, in every notebook. The
 # guarantee is what the sizing table counts per student; the limit leaves room for more open
 # notebooks (a kernel each). CPU: a class mostly reads and runs a cell now and then (all six
-# notebooks 01 to 05 took 17 CPU seconds), so a tenth of a core is guaranteed and one core is
+# notebooks 01 to 05 took 22 CPU seconds), so a tenth of a core is guaranteed and one core is
 # the most a student's cell may take.
 MEMORY_GUARANTEE = "512M"
 MEMORY_LIMIT = "1G"
