@@ -683,45 +683,9 @@ def test_a_repeat_guard_by_tool_name_breaks_repeats(kind):
     assert "compare both" in entry.hint
 
 
-@pytest.mark.parametrize("write_error", [
-    lambda e: str(e), lambda e: json.dumps(str(e)), lambda e: f"the tool said: {e}",
-], ids=["bare text", "a JSON string", "a sentence"])
-def test_errors_sent_back_without_a_failure_marker_break_as_in_notebook_01(write_error):
-    """The rule of check_observe: a failure the model cannot tell from a result is refused."""
-    def unmarked(user_message, tools, tool_impls, client, model, max_steps=10,
-                 max_cost_usd=0.50):
-        messages = [{"role": "user", "content": user_message}]
-        for step in range(max_steps):
-            response = client.chat(model=model, messages=messages, tools=tools)
-            messages.append(response.message)
-            if not response.tool_calls:
-                return response.message["content"]
-            for call in response.tool_calls:
-                print(f"step {step}: {call.function.name}({call.function.arguments})")
-                try:
-                    text = json.dumps(call_with_timeout(tool_impls[call.function.name],
-                                                        json.loads(call.function.arguments),
-                                                        TOOL_TIMEOUT_S), default=str)
-                except Exception as e:
-                    text = write_error(e)
-                messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": text[:4000]})
-        return "Stopped: step limit reached."
-
-    report = grade(unmarked, seed=13, only=["allowlist", "bad_json", "tool_error", "time"])
-    assert report.held == []
-    for entry in report.entries:
-        assert "reads as a result" in entry.loop, entry
-        assert "json.dumps({'error': ...}), or text starting 'Error:'" in entry.hint
-
-
-@pytest.mark.parametrize("marked", [
-    lambda e: json.dumps({"error": str(e)}), lambda e: f"Error: {e}",
-    lambda e: f"ERROR - the tool failed: {e}", lambda e: f"Failed: {e}",
-    lambda e: json.dumps({"status": "error", "message": str(e)}),
-    lambda e: f"{type(e).__name__}: {e}",
-], ids=["json error", "Error:", "ERROR -", "Failed:", "status error", "exception"])
-def test_every_failure_marker_a_model_reads_holds(marked):
+def writing_errors_as(write):
+    """A loop with every guardrail the four error rows need, which sends a failed call back as
+    write(exception): what the model reads is the only thing that differs."""
     def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
         messages = [{"role": "user", "content": user_message}]
         for step in range(max_steps):
@@ -736,12 +700,33 @@ def test_every_failure_marker_a_model_reads_holds(marked):
                                                         json.loads(call.function.arguments),
                                                         TOOL_TIMEOUT_S), default=str)
                 except Exception as e:
-                    text = marked(e)
+                    text = write(e)
                 messages.append({"role": "tool", "tool_call_id": call.id,
                                  "content": text[:4000]})
         return "Stopped: step limit reached."
+    return loop
 
-    report = grade(loop, seed=13, only=["allowlist", "bad_json", "tool_error", "time"])
+
+@pytest.mark.parametrize("write_error", [
+    lambda e: str(e), lambda e: json.dumps(str(e)), lambda e: f"the tool said: {e}",
+], ids=["bare text", "a JSON string", "a sentence"])
+def test_errors_sent_back_without_a_failure_marker_break_as_in_notebook_01(write_error):
+    """The rule of check_observe: a failure the model cannot tell from a result is refused."""
+    report = grade(writing_errors_as(write_error), seed=13, only=["allowlist", "bad_json", "tool_error", "time"])
+    assert report.held == []
+    for entry in report.entries:
+        assert "reads as a result" in entry.loop, entry
+        assert "json.dumps({'error': ...}), or text starting 'Error:'" in entry.hint
+
+
+@pytest.mark.parametrize("marked", [
+    lambda e: json.dumps({"error": str(e)}), lambda e: f"Error: {e}",
+    lambda e: f"ERROR - the tool failed: {e}", lambda e: f"Failed: {e}",
+    lambda e: json.dumps({"status": "error", "message": str(e)}),
+    lambda e: f"{type(e).__name__}: {e}",
+], ids=["json error", "Error:", "ERROR -", "Failed:", "status error", "exception"])
+def test_every_failure_marker_a_model_reads_holds(marked):
+    report = grade(writing_errors_as(marked), seed=13, only=["allowlist", "bad_json", "tool_error", "time"])
     assert report.broken == [], report
 
 
