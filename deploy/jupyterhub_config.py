@@ -55,21 +55,19 @@ c.Spawner.cmd = [str(pathlib.Path(sys.executable).parent / "jupyterhub-singleuse
 c.Spawner.default_url = "/lab"
 
 # --- Offline by default ------------------------------------------------------------------------
-# JupyterLab's internet features off, as `agentlab course` does (agentlab.course.OFFLINE_OPTIONS;
-# a test checks they agree). The students' servers get only the variables JupyterHub keeps
-# (PATH, LANG, ...): no OPENAI_API_KEY or OPENAI_BASE_URL from the hub's environment reaches a
-# notebook, so connect() talks to the offline tutor. Notebook 07 shows a student how to use a
-# key of their own.
-OFFLINE = ["--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-# JupyterLab still asks "get notified about official Jupyter news?" in a pop-up until someone
-# answers: the answer, "no", is given as a default (agentlab.course.LAB_DEFAULTS, a student's
-# own setting still wins) in a settings folder made beside this environment's own, which the
-# students' servers read (they run on this environment: world-readable, as it must be).
-from agentlab.course import lab_settings_folder  # noqa: E402 - the course is installed here
+# JupyterLab's internet features off, with the options `agentlab course` passes
+# (agentlab.course.OFFLINE_OPTIONS: news feed, extension search, update check). JupyterLab still
+# asks "get notified about official Jupyter news?" in a pop-up until someone answers: the
+# answer, "no", is given as a default (agentlab.course.LAB_DEFAULTS; a student's own setting
+# still wins) in a settings folder made beside this environment's own, which the students'
+# servers read (they run on this environment: world-readable, as it must be).
+# The students' servers get only the variables JupyterHub keeps (PATH, LANG, ...): no
+# OPENAI_API_KEY or OPENAI_BASE_URL from the hub's environment reaches a notebook, so connect()
+# talks to the offline tutor. Notebook 07 shows a student how to use a key of their own.
+from agentlab.course import OFFLINE_OPTIONS, lab_settings_folder  # noqa: E402 - installed here
 
 LAB_SETTINGS = lab_settings_folder(pathlib.Path(sys.prefix) / "share" / "agentlab-hub")
-c.Spawner.args = [*OFFLINE, f"--LabApp.app_settings_dir={LAB_SETTINGS}"]
+c.Spawner.args = [*OFFLINE_OPTIONS, f"--LabApp.app_settings_dir={LAB_SETTINGS}"]
 
 # --- Per student: memory and CPU, a guarantee and a limit ----------------------------------------
 # From benchmarks/class_hub.py's run of thirty students (docs/INSTRUCTORS.md, "Sizing"): a

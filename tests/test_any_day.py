@@ -22,12 +22,14 @@ import sys
 
 import pytest
 
+from agentlab.toolkit import SAVED_NOTEBOOKS_CLOCK
+
 ROOT = pathlib.Path(__file__).parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 EVERY_NOTEBOOK = (sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
                   + sorted(NOTEBOOKS.glob("solutions/[0-9]*.ipynb")))
 # The notebooks whose saved outputs show what get_time read: where a day once reached a count.
-SHOW_THE_CLOCK = [p for p in EVERY_NOTEBOOK if "2026-11-30T09:41:07" in p.read_text()]
+SHOW_THE_CLOCK = [p for p in EVERY_NOTEBOOK if SAVED_NOTEBOOKS_CLOCK in p.read_text()]
 
 # Three days that differ in everything a clock could leak: the weekday's length (Sunday,
 # Tuesday, Wednesday), the date's (a leap day), the hour (just before midnight), the year,

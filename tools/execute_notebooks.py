@@ -14,7 +14,6 @@ change every cell's JSON at every run for nothing a reader sees.
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
 import sys
 import time
@@ -24,12 +23,10 @@ NOTEBOOKS = ROOT / "notebooks"
 
 
 def course_environment() -> None:
-    """The test command's environment (the project's top conftest.py sets the same)."""
-    from agentlab.toolkit import CLOCK_VARIABLE, SAVED_NOTEBOOKS_CLOCK
-
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTLAB_MODEL", "AGENTLAB_PRICED_AS"):
-        os.environ.pop(name, None)
-    os.environ[CLOCK_VARIABLE] = SAVED_NOTEBOOKS_CLOCK
+    """The test command's environment: the project's top conftest.py sets it when imported
+    (offline, the clock pinned), so the notebooks are saved as nbval will run them."""
+    sys.path.insert(0, str(ROOT))
+    import conftest  # noqa: F401 - imported for what it sets in os.environ
 
 
 def execute(path: pathlib.Path, timeout: int) -> None:
