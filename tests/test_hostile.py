@@ -118,11 +118,21 @@ def responses(draw, turn):
     return body
 
 
-def chaotic_model(data, violations, never_stop):
+def chaotic_model(replies, violations, never_stop):
+    """A model answering each request with the next of `replies`, drawn beforehand on the test's
+    thread: hypothesis draws only there, and the loop sends each request from a watched thread
+    (watched.py). Anything that goes wrong in here is a violation, not a silent connection
+    error the SDK would retry (a draw made in here once failed every request that way)."""
     turns = []
 
     def handler(method, path, raw):
-        request = json.loads(raw)
+        try:
+            return answer(json.loads(raw))
+        except Exception as e:
+            violations.append(f"the chaotic model itself failed: {e!r}")
+            raise
+
+    def answer(request):
         sent = request["messages"]
         answered = {m["tool_call_id"] for m in sent if m["role"] == "tool"}
         for m in sent:
@@ -130,7 +140,8 @@ def chaotic_model(data, violations, never_stop):
                 if call["id"] not in answered:
                     violations.append(call["id"])
         turns.append(1)
-        body = data.draw(responses(len(turns)))
+        assert len(turns) <= len(replies), "more model calls than max_steps allows"
+        body = replies[len(turns) - 1]
         if never_stop and "tool_calls" not in body["choices"][0]["message"]:
             body["choices"][0]["message"]["tool_calls"] = [{"id": f"call_{len(turns)}_x", "type": "function",
                                                             "function": {"name": "get_time", "arguments": "{}"}}]
@@ -144,6 +155,10 @@ def chaotic_model(data, violations, never_stop):
     return handler
 
 
+def draw_replies(data, max_steps):
+    return [data.draw(responses(turn)) for turn in range(1, max_steps + 1)]
+
+
 LIMITS = st.builds(Limits, max_steps=st.integers(1, 6),
                    max_cost_usd=st.sampled_from([1e-5, 1e-4, 1e-3, 0.5]),
                    max_result_chars=st.sampled_from([50, 4000, None]),
@@ -154,7 +169,8 @@ LIMITS = st.builds(Limits, max_steps=st.integers(1, 6),
 @given(st.data(), LIMITS, st.booleans())
 def test_the_loop_holds_against_a_chaotic_model(data, limits, never_stop):
     violations: list[str] = []
-    client = connect("tutor", transport=make_transport(chaotic_model(data, violations, never_stop)))
+    replies = draw_replies(data, limits.max_steps)
+    client = connect("tutor", transport=make_transport(chaotic_model(replies, violations, never_stop)))
     run = run_agent("Do whatever you like.", COURSE_TOOLS, client=client, limits=limits)  # never raises
 
     assert len(run.steps) <= limits.max_steps
@@ -174,8 +190,12 @@ def test_the_loop_holds_against_a_chaotic_model(data, limits, never_stop):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data(), st.sampled_from([1e-4, 1e-3]))
 def test_pay_then_check_overshoots_by_at_most_one_call(data, budget):
-    client = connect("tutor", transport=make_transport(chaotic_model(data, [], True)))
-    run = run_agent("Go.", COURSE_TOOLS, client=client, limits=Limits(max_cost_usd=budget), budget="after")
+    violations: list[str] = []
+    limits = Limits(max_cost_usd=budget)
+    client = connect("tutor", transport=make_transport(
+        chaotic_model(draw_replies(data, limits.max_steps), violations, True)))
+    run = run_agent("Go.", COURSE_TOOLS, client=client, limits=limits, budget="after")
+    assert violations == []
     if run.steps:
         assert run.cost_usd - run.steps[-1].cost_usd <= budget + 1e-12
 
