@@ -10,16 +10,22 @@ teacher would start it; nothing reaches the network (a dummy key, tracing and te
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
-# The whole module needs the `compat` extra; without it, say so and skip.
-for _module, _package in [("smolagents", "smolagents"), ("agents", "openai-agents"),
-                          ("pydantic_ai", "pydantic-ai-slim[openai]"),
-                          ("langchain_openai", "langchain-openai"), ("langchain", "langchain")]:
-    pytest.importorskip(_module, reason=f"{_package} is not installed: pip install -e '.[compat]'")
+import compat_frameworks as frameworks
+from compat_serve import base_url, bounded, offline  # noqa: F401
 
-import compat_frameworks as frameworks  # noqa: E402  (after the skips: it needs pydantic)
-from compat_serve import base_url, bounded, offline  # noqa: E402, F401
+# The whole module needs the `compat` extra; without it, say so and skip. Looked up, not
+# imported: the frameworks take 2 s to import, which every pytest-xdist worker would pay while
+# collecting; each is imported by the test that runs it (compat_frameworks.py).
+MISSING = [package for module, package in [
+    ("smolagents", "smolagents"), ("agents", "openai-agents"),
+    ("pydantic_ai", "pydantic-ai-slim[openai]"), ("langchain_openai", "langchain-openai"),
+    ("langchain", "langchain")] if importlib.util.find_spec(module) is None]
+pytestmark = pytest.mark.skipif(
+    bool(MISSING), reason=f"{', '.join(MISSING)} not installed: pip install -e '.[compat]'")
 
 
 CASES = [(framework, mode) for framework, modes in [
