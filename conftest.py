@@ -3,6 +3,8 @@ alike, also in a student copy (which has no tests/ folder): it runs offline."""
 
 import os
 
+import pytest
+
 # Tests and notebooks never reach the network: whatever the shell has set, the suite (and the
 # notebook kernels nbval starts, which inherit this environment) run offline, on the tutor.
 for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTLAB_MODEL", "AGENTLAB_PRICED_AS"):
@@ -21,3 +23,52 @@ def pytest_sessionstart(session):
     # A fresh machine builds matplotlib's font cache on first import and says so on stderr;
     # build it here, before nbval starts kernels, so no notebook cell sees that message.
     import matplotlib.font_manager  # noqa: F401
+
+
+# The README's test command runs on every core (pytest-xdist, `--dist loadgroup` in
+# pyproject.toml). What must stay on one worker is kept together: a notebook's cells share one
+# kernel and run in order; tests that share a fixture set up once per module (a server) or once
+# per session (the course's JupyterLab) would otherwise set it up on every worker. Every other
+# test is handed out on its own, so that both workers stay busy to the end instead of one
+# finishing the longest file alone. Tests marked `long` start first (a long test started last
+# would end the run alone), then the groups; the single tests after them fill the gaps.
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    # pytest-xdist's workers see `loadgroup` set, the one process of `-n 0` sees nothing
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        group = _kept_together(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: (item.get_closest_marker("long") is None,  # a stable sort
+                                 _kept_together(item) is None))
+
+
+def _kept_together(item) -> str | None:
+    """The group an item must run in, or None if it can run anywhere on its own."""
+    if item.path.suffix == ".ipynb":
+        return str(item.path)
+    fixtures = getattr(item, "_fixtureinfo", None)
+    for definitions in (fixtures.name2fixturedefs.values() if fixtures else ()):
+        fixture = definitions[-1]
+        if fixture.scope in ("module", "class", "package"):
+            return f"module {item.path.stem}"
+        if fixture.scope == "session" and fixture.baseid:  # ours, not a plugin's
+            return f"fixture {fixture.argname}"
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)  # a student copy may run without pytest-xdist
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's loadgroup scheduler, which also keeps each notebook's cells together:
+    xdist names a test's group after an @ in its id, and nbval's cells keep ids of their own."""
+    from xdist.scheduler import LoadGroupScheduling
+
+    class KeepingNotebooksTogether(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if ".ipynb::" in nodeid:
+                return nodeid.split("::")[0]
+            return super()._split_scope(nodeid)
+
+    return KeepingNotebooksTogether(config, log) if config.getvalue("dist") == "loadgroup" else None

@@ -82,6 +82,7 @@ def test_the_travel_reaches_the_kernels_processes(tmp_path):
     assert out.startswith("2028-02-29T08:30") and out.split()[-1] == "-0330", out
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("day, zone, notebooks", runs(),
                          ids=lambda v: v if isinstance(v, str) else f"{len(v)} notebooks")
 def test_the_notebooks_pass_strict_nbval_on_another_day(tmp_path, day, zone, notebooks):

@@ -154,6 +154,7 @@ def screenshots(page, cell, folder: pathlib.Path) -> list[str]:
     return taken
 
 
+@pytest.mark.long
 def test_playground_in_jupyterlab(course_lab, tmp_path):
     base, token, _ = course_lab
     ARTIFACTS.mkdir(exist_ok=True)

@@ -826,6 +826,7 @@ def test_check_loop_approval_refuses_each_planted_mistake():
     refused(ex.check_loop_approval("my_loop"), "a function")
 
 
+@pytest.mark.long
 def test_check_loop_approval_gives_up_on_a_loop_that_never_returns():
     import threading
     never = threading.Event()

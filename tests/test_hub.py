@@ -99,6 +99,7 @@ def needs_the_hub():
     return proxy
 
 
+@pytest.mark.long
 def test_the_hub_serves_a_student_the_course(tmp_path):
     proxy = needs_the_hub()
     repository = class_hub.course_repository(tmp_path)
