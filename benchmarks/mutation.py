@@ -37,17 +37,34 @@ TESTS = {
     "api_checks": ["tests/test_server_protocol.py", "tests/test_review_faults.py",
                    "tests/test_tutor_protocol.py"],
     "pricing": ["tests/test_review_faults.py", "tests/test_edges.py", "tests/test_records.py"],
-    "tools": ["tests/test_tools.py", "tests/test_review_faults.py"],
-    "loop": ["tests/test_loop.py", "tests/test_review_faults.py"],
+    "tools": ["tests/test_tools.py", "tests/test_review_faults.py", "tests/test_edges.py",
+              "tests/test_hostile.py"],
+    "loop": ["tests/test_loop.py", "tests/test_review_faults.py", "tests/test_edges.py"],
 }
+# Imported once by mutmut's fork server, before it forks the process that runs a mutant's
+# tests: the heavy libraries only. Never agentlab or the tests: see config() below.
+PRELOADED = ["openai", "httpx", "pydantic", "hypothesis", "jsonschema", "fastjsonschema",
+             "genai_prices", "numpy", "matplotlib.pyplot", "_pytest.pytester", "nbval.plugin",
+             "schemathesis"]
 COPIED = ["agentlab", "tests", "conftest.py", "pyproject.toml", "README.md", "notebooks"]
 
 
-def config(module: str) -> str:
-    """mutmut's settings for one module, appended to the copy's pyproject.toml."""
+def config(module: str, folder: pathlib.Path) -> str:
+    """mutmut's settings for one module, appended to the copy's pyproject.toml.
+
+    Each mutant's tests run in a process that imports agentlab and the test files afresh
+    (a fork server that preloaded only PRELOADED). mutmut's default forks every mutant from a
+    process that has already imported them and run the tests once, and then a mutant never
+    reaches what was done at import or remembered between calls: the tools the test files
+    define at import built their schemas with the unmutated code, and the server's memory of
+    the messages it has checked skipped the check. Both made mutants survive that the tests
+    kill (MUTATION.md, first runs)."""
     tests = ", ".join(f'"{t}"' for t in TESTS[module])
+    preloaded = folder / "preloaded.txt"
     return (f'\n[tool.mutmut]\nsource_paths = ["agentlab/"]\n'
             f'only_mutate = ["agentlab/{module}.py"]\n'
+            f'process_isolation = "forkserver"\nforkserver_warmup = "import"\n'
+            f'preload_modules_file = "{preloaded}"\n'
             f"pytest_add_cli_args_test_selection = [{tests}]\n"
             # the project's addopts run nbval over every notebook: not wanted per mutant
             f'pytest_add_cli_args = ["-p", "no:cacheprovider", "-o", "addopts=", "-q", '
@@ -63,7 +80,8 @@ def copy_project(into: pathlib.Path, module: str) -> None:
         else:
             shutil.copy2(source, into / name)
     with open(into / "pyproject.toml", "a") as pyproject:
-        pyproject.write(config(module))
+        pyproject.write(config(module, into))
+    (into / "preloaded.txt").write_text("\n".join(PRELOADED) + "\n")
 
 
 def mutmut(folder: pathlib.Path, *args: str, minutes: float | None = None) -> str:
