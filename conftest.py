@@ -67,8 +67,12 @@ def pytest_xdist_make_scheduler(config, log):
 
     class KeepingNotebooksTogether(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            if ".ipynb::" in nodeid:
-                return nodeid.split("::")[0]
-            return super()._split_scope(nodeid)
+            return notebook_of(nodeid) or super()._split_scope(nodeid)
 
     return KeepingNotebooksTogether(config, log) if config.getvalue("dist") == "loadgroup" else None
+
+
+def notebook_of(nodeid: str) -> str | None:
+    """The notebook a cell's test belongs to, or None for a test that is not a cell.
+    Example: "notebooks/02_tools.ipynb::Cell 3" -> "notebooks/02_tools.ipynb"."""
+    return nodeid.split("::")[0] if ".ipynb::" in nodeid else None
