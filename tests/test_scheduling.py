@@ -73,3 +73,13 @@ def test_the_scheduler_keeps_a_notebooks_cells_in_one_unit(nodeid, notebook):
 def test_the_schedule_is_the_readmes_command():
     addopts = (ROOT / "pyproject.toml").read_text()
     assert "--dist loadgroup --no-loadscope-reorder" in addopts
+
+
+def test_auto_starts_one_worker_more_than_cores_unless_told(monkeypatch):
+    from xdist.plugin import pytest_xdist_auto_num_workers as one_per_core
+
+    config = SimpleNamespace(option=SimpleNamespace(numprocesses="auto"))
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    assert project_conftest.pytest_xdist_auto_num_workers(config) == one_per_core(config) + 1
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
+    assert project_conftest.pytest_xdist_auto_num_workers(config) is None  # xdist's own rule
