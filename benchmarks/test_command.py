@@ -46,13 +46,16 @@ def environment(tree: pathlib.Path | None) -> dict:
 def session(tree: pathlib.Path, extra: list[str], imports_from: pathlib.Path | None) -> dict:
     """Run the README's command in `tree`; its wall time and outcome counts."""
     start, cpu = time.perf_counter(), _children_cpu()
-    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *extra],
-                         cwd=tree, capture_output=True, text=True, env=environment(imports_from))
+    # -rsfE: the failed tests are listed too (the project's -rs lists only the skipped ones)
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rsfE",
+                          *extra], cwd=tree, capture_output=True, text=True, env=environment(imports_from))
     seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
     summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-500:]
     counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (passed|failed|skipped|error)",
                                                      summary)}
-    return {"seconds": seconds, "cpu": cpu, "counts": counts, "summary": summary}
+    failed = [line for line in out.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    return {"seconds": seconds, "cpu": cpu, "counts": counts, "summary": summary,
+            "failed": failed}
 
 
 def _children_cpu() -> float:
@@ -100,6 +103,9 @@ def main() -> None:
     for name, result in results.items():
         print(f"  {name:32} {result['seconds']:7.1f} s  {result['seconds'] / first:5.2f}x  "
               f"(CPU {result['cpu']:6.1f} s)  {result['summary'].strip('= ')}")
+    for name, result in results.items():  # which tests failed, so that a flaky one is seen
+        for line in result["failed"]:
+            print(f"  {name}: {line}")
 
 
 if __name__ == "__main__":
