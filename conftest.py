@@ -1,5 +1,6 @@
 """What every pytest run in this folder needs, the unit tests' and nbval's over the notebooks
-alike, also in a student copy (which has no tests/ folder): it runs offline."""
+alike, also in a student copy (which has no tests/ folder): it runs offline. And how the
+README's test command spreads over pytest-xdist's workers (below)."""
 
 import os
 
@@ -29,7 +30,7 @@ def pytest_sessionstart(session):
 # pyproject.toml). What must stay on one worker is kept together: a notebook's cells share one
 # kernel and run in order; tests that share a fixture set up once per module (a server) or once
 # per session (the course's JupyterLab) would otherwise set it up on every worker. Every other
-# test is handed out on its own, so that both workers stay busy to the end instead of one
+# test is handed out on its own, so that every worker stays busy to the end instead of one
 # finishing the longest file alone. Tests marked `long` start first (a long test started last
 # would end the run alone), then the groups; the single tests after them fill the gaps.
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
@@ -69,8 +70,9 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             return notebook_of(nodeid) or super()._split_scope(nodeid)
 
-    return KeepingNotebooksTogether(config, log) if config.getvalue("dist") == "loadgroup" else None
-
+    if config.getvalue("dist") != "loadgroup":
+        return None  # another --dist given on the command line: pytest-xdist's own scheduler
+    return KeepingNotebooksTogether(config, log)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -84,6 +86,7 @@ def pytest_xdist_auto_num_workers(config):
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # pytest-xdist's own hook reads it
     return one_per_core(config) + 1
+
 
 def notebook_of(nodeid: str) -> str | None:
     """The notebook a cell's test belongs to, or None for a test that is not a cell.

@@ -48,7 +48,8 @@ def session(tree: pathlib.Path, extra: list[str], imports_from: pathlib.Path | N
     start, cpu = time.perf_counter(), _children_cpu()
     # -rsfE: the failed tests are listed too (the project's -rs lists only the skipped ones)
     out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rsfE",
-                          *extra], cwd=tree, capture_output=True, text=True, env=environment(imports_from))
+                          *extra], cwd=tree, capture_output=True, text=True,
+                         env=environment(imports_from))
     seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
     summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-500:]
     counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (passed|failed|skipped|error)",

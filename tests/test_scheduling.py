@@ -21,7 +21,8 @@ def item(path, *fixtures, long=False):
     """What the hook reads of a collected test: its file, fixtures and marks."""
     marks = [pytest.mark.long.mark] if long else []
     return SimpleNamespace(
-        path=pathlib.Path(path), marks=marks, add_marker=lambda m, marks=marks: marks.append(m.mark),
+        path=pathlib.Path(path), marks=marks,
+        add_marker=lambda m, marks=marks: marks.append(m.mark),
         get_closest_marker=lambda name, marks=marks: next(
             (m for m in marks if m.name == name), None),
         _fixtureinfo=SimpleNamespace(name2fixturedefs={f.argname: [f] for f in fixtures}))
