@@ -5,7 +5,7 @@ this file explains every survivor of the last run.
 
 Not part of the test command: a module takes minutes to hours. Each module runs in a copy of
 the project under a temporary folder (mutmut writes its mutants/ folder there, not here), with
-only the test files that exercise it, one pytest per mutant, two at a time.
+only the test files that exercise it, one pytest per mutant, three at a time.
 
     pip install "mutmut>=3.3"
     python benchmarks/mutation.py masking pricing      # some modules
@@ -46,6 +46,7 @@ TESTS = {
 PRELOADED = ["openai", "httpx", "pydantic", "hypothesis", "jsonschema", "fastjsonschema",
              "genai_prices", "numpy", "matplotlib.pyplot", "_pytest.pytester", "nbval.plugin",
              "schemathesis"]
+CHILDREN = 3  # mutants at a time: their tests wait (time limits) as often as they compute
 COPIED = ["agentlab", "tests", "conftest.py", "pyproject.toml", "README.md", "notebooks"]
 
 
@@ -68,7 +69,12 @@ def config(module: str, folder: pathlib.Path) -> str:
             f"pytest_add_cli_args_test_selection = [{tests}]\n"
             # the project's addopts run nbval over every notebook: not wanted per mutant
             f'pytest_add_cli_args = ["-p", "no:cacheprovider", "-o", "addopts=", "-q", '
-            f'"-p", "no:randomly", "-x"]\n')
+            f'"-p", "no:randomly", "-x"]\n'
+            # A mutant that breaks an import (a tool's schema, built at import, that raises)
+            # leaves pytest unable to collect the tests mutmut selected; mutmut's worker then
+            # waits for its time limit, and reports a timeout (a kill: the tests did not
+            # pass). 8x the tests' own time, not mutmut's 15x, keeps those waits shorter.
+            f"timeout_multiplier = 8\n")
 
 
 def copy_project(into: pathlib.Path, module: str) -> None:
@@ -109,7 +115,7 @@ def run(module: str, keep: pathlib.Path | None, minutes: float | None) -> collec
     copy_project(folder, module)
     start = time.perf_counter()
     (folder / "mutmut-run.log").write_text(
-        mutmut(folder, "run", "--max-children", "2", minutes=minutes))
+        mutmut(folder, "run", "--max-children", str(CHILDREN), minutes=minutes))
     results = mutmut(folder, "results", "--all", "true")
     statuses = collections.Counter()
     survivors = []
