@@ -127,7 +127,13 @@ def lab_settings_folder(into: pathlib.Path, installed: pathlib.Path | None = Non
     if installed.is_dir():
         shutil.copytree(installed, folder, dirs_exist_ok=True)  # a hub makes it at every start
     (folder / "overrides.d").mkdir(parents=True, exist_ok=True)
-    (folder / "overrides.d" / "agentlab-course.json").write_text(json.dumps(LAB_DEFAULTS, indent=1))
+    # Written beside, then renamed into place: a hub reloading its config (or two at once) while
+    # JupyterLab reads the file must never let it read a file cut short.
+    ours = folder / "overrides.d" / "agentlab-course.json"
+    with tempfile.NamedTemporaryFile("w", dir=ours.parent, suffix=".tmp", delete=False) as file:
+        file.write(json.dumps(LAB_DEFAULTS, indent=1))
+    os.chmod(file.name, 0o644)  # a temporary file is the owner's alone; students' servers read it
+    os.replace(file.name, ours)
     return folder
 
 

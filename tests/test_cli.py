@@ -421,6 +421,40 @@ def test_the_courses_lab_settings_keep_what_the_environment_had(tmp_path):
     assert [p.name for p in alone.rglob("*.json")] == ["agentlab-course.json"]
 
 
+def test_the_courses_lab_settings_are_never_read_half_written(tmp_path):
+    """A hub loads its config at every start (deploy/jupyterhub_config.py writes the settings
+    there) while students' servers read them: a reader sees the whole file or the old one."""
+    import stat
+    import threading
+
+    ours = course.lab_settings_folder(tmp_path, tmp_path / "none") / "overrides.d"
+    ours = ours / "agentlab-course.json"
+    done, seen, broken = threading.Event(), [], []
+
+    def rewrite():
+        for _ in range(300):
+            course.lab_settings_folder(tmp_path, tmp_path / "none")
+
+    def read():
+        while not done.is_set():
+            try:
+                seen.append(json.loads(ours.read_text()))
+            except ValueError as e:  # an empty or cut file
+                broken.append(e)
+
+    writers = [threading.Thread(target=rewrite) for _ in range(2)]
+    reader = threading.Thread(target=read)
+    reader.start()
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    done.set()
+    reader.join()
+    assert seen and broken == [] and all(s == course.LAB_DEFAULTS for s in seen)
+    assert ours.stat().st_mode & stat.S_IROTH  # students' servers run as other users
+    assert [p.name for p in ours.parent.iterdir()] == ["agentlab-course.json"]  # no leftovers
+
 @pytest.mark.parametrize("as_root", [True, False])
 def test_course_check_says_what_it_would_start(as_root, monkeypatch, capsys):
     monkeypatch.setattr(course, "running_as_root", lambda: as_root)
