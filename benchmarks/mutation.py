@@ -13,6 +13,7 @@ only the test files that exercise it, one pytest per mutant, three at a time.
     python benchmarks/mutation.py masking --keep DIR   # keep the copy: `mutmut show NAME` in it
     python benchmarks/mutation.py loop --minutes 20    # stop after 20 minutes: the rest is
                                                        # reported as "not checked"
+    python benchmarks/mutation.py loop --keep DIR --resume   # go on with a stopped run
 """
 
 from __future__ import annotations
@@ -109,10 +110,12 @@ def mutmut(folder: pathlib.Path, *args: str, minutes: float | None = None) -> st
     return done.stdout
 
 
-def run(module: str, keep: pathlib.Path | None, minutes: float | None) -> collections.Counter:
+def run(module: str, keep: pathlib.Path | None, minutes: float | None,
+        resume: bool = False) -> collections.Counter:
     folder = pathlib.Path(keep or tempfile.mkdtemp(prefix=f"mutation-{module}-"))
     folder.mkdir(parents=True, exist_ok=True)
-    copy_project(folder, module)
+    if not resume:  # resuming, mutmut keeps its results so far and checks the rest
+        copy_project(folder, module)
     start = time.perf_counter()
     (folder / "mutmut-run.log").write_text(
         mutmut(folder, "run", "--max-children", str(CHILDREN), minutes=minutes))
@@ -142,9 +145,13 @@ def main() -> None:
     parser.add_argument("modules", nargs="*", choices=[[], *TESTS], default=list(TESTS))
     parser.add_argument("--keep", type=pathlib.Path, help="run in this folder and keep it")
     parser.add_argument("--minutes", type=float, help="stop each module after this long")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with a run stopped by --minutes in its --keep folder")
     args = parser.parse_args()
+    if args.resume and not (args.keep and len(args.modules) == 1):
+        parser.error("--resume needs one module and the --keep folder of its run")
     for module in args.modules or list(TESTS):
-        run(module, args.keep, args.minutes)
+        run(module, args.keep, args.minutes, args.resume)
 
 
 if __name__ == "__main__":
