@@ -93,7 +93,6 @@ def shell(command: str, cwd: pathlib.Path, timeout: float) -> subprocess.Complet
                           text=True, timeout=timeout)
 
 
-@pytest.mark.long
 @pytest.mark.skipif(not IN_CI, reason="CI only (CI=true): installs the README's quick start "
                     "into a fresh virtual environment, which takes minutes and the package index")
 @pytest.mark.skipif(os.environ.get("QUICKSTART_INNER") == "1",

@@ -65,7 +65,6 @@ def busy_loops(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(count)]
 
 
-@pytest.mark.long
 @pytest.mark.skipif(os.environ.get("CI") != "true", reason="CI only (CI=true): a minute of "
                     "both cores spinning while nbval runs 03 and 04b; the suite itself already "
                     "runs them on two busy workers")
