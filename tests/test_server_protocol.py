@@ -200,12 +200,12 @@ def _nested(levels):
 @pytest.mark.parametrize("where", ["a field of the body", "a field of a message"])
 def test_the_depth_limit_holds_exactly_at_its_edge(where):
     """MAX_DEPTH levels pass, one more is refused, whether the depth is in a message (measured
-    once per message) or elsewhere in the body."""
+    once per message) or elsewhere in the body, and with shallower lists after the deep one."""
     for levels, status in [(api_checks.MAX_DEPTH, 200), (api_checks.MAX_DEPTH + 1, 400)]:
         if where == "a field of the body":  # the body is level 1, the field's value level 2
-            fields = {"metadata_x": _nested(levels - 1)}
+            fields = {"metadata_x": _nested(levels - 1), "stop": ["\n\n"]}
         else:  # the body, its messages list, the message, then the field's value
-            fields = {"messages": [{**USER, "extra": _nested(levels - 3)}]}
+            fields = {"messages": [{**USER, "extra": _nested(levels - 3), "later": [1]}]}
         got, payload = ask(**fields)
         assert got == status, (levels, payload)
         if status == 400:
