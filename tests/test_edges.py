@@ -340,7 +340,7 @@ def test_tool_warns_about_a_missing_docstring_and_a_misnamed_argument():
     def nameless(city: str) -> str:
         return city
 
-    with pytest.warns(UserWarning, match="has no docstring"):
+    with pytest.warns(UserWarning, match="@tool .*nameless has no docstring"):
         tool(nameless)
 
     def misnamed(city: str) -> str:
@@ -353,6 +353,17 @@ def test_tool_warns_about_a_missing_docstring_and_a_misnamed_argument():
 
     with pytest.warns(UserWarning, match="describes town, which is not a parameter"):
         tool(misnamed)
+    def misnamed_twice(city: str) -> str:
+        """Get the weather.
+
+        Args:
+            town: The city.
+            zone: The time zone.
+        """
+        return city
+
+    with pytest.warns(UserWarning, match="describes town, zone, which are not parameters"):
+        tool(misnamed_twice)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tool(big_weather.function)  # a documented tool: no warning
