@@ -327,3 +327,49 @@ def test_a_tool_with_enum_arguments_can_still_run_in_its_own_process():
     is how isolate="process" finds the tool in a fresh process."""
     Toolbox([forecast]).check_importable()  # raises ValueError if it could not be found
     assert forecast.function.__qualname__ == "forecast"
+
+
+def test_an_error_is_cut_to_max_result_chars_like_a_result():
+    @tool
+    def shout() -> str:
+        """Shout."""
+        raise ValueError("A" * 10_000)
+
+    outcome = call(Toolbox([shout]), "shout", {}, max_result_chars=100)
+    assert outcome.truncated_chars > 9_000 and len(outcome.content) < 200
+    assert outcome.content.endswith("characters cut]")
+
+
+def test_a_failed_call_records_the_time_it_took():
+    @tool
+    def slow_failure() -> str:
+        """Fail slowly."""
+        time.sleep(0.05)
+        raise RuntimeError("no")
+
+    assert 0.05 <= call(Toolbox([slow_failure]), "slow_failure", {}).seconds < 5
+
+
+@tool
+def ping() -> str:
+    """Answer pong."""
+    return "pong"
+
+
+@tool
+def pong() -> str:
+    """Answer ping."""
+    return "ping"
+
+
+@pytest.mark.parametrize("arguments", ["", None])
+def test_a_call_without_arguments_text_runs_a_tool_that_takes_none(arguments):
+    """Some models send "" for a tool without parameters."""
+    assert Toolbox([ping]).call("ping", arguments).content == "pong"
+
+
+def test_the_toolbox_asks_its_repeat_guard_and_counts_each_tool_apart():
+    box, guard = Toolbox([ping, pong]), RepeatGuard(1)
+    assert call(box, "ping", {}, repeat_guard=guard).error is None
+    assert call(box, "pong", {}, repeat_guard=guard).error is None  # another tool: no repeat
+    assert "repeat guard" in call(box, "pong", {}, repeat_guard=guard).error
