@@ -655,6 +655,7 @@ def test_a_tools_repr_is_its_name_and_first_line():
         bare_tool = tool(bare)
     assert repr(two_lines) == "Tool('two_lines': first line)"
     assert repr(bare_tool) == "Tool('bare': )"
+    assert repr(Toolbox([two_lines, bare_tool])) == "Toolbox(two_lines, bare)"
 
 
 def test_the_repeat_guard_ignores_the_order_of_arguments_and_counts_exactly():
