@@ -369,6 +369,18 @@ def test_tool_warns_about_a_missing_docstring_and_a_misnamed_argument():
         tool(big_weather.function)  # a documented tool: no warning
 
 
+@pytest.mark.parametrize("make", [tool, tool(name="weather"), lambda f: Toolbox([f]),
+                                  lambda f: Toolbox.of([f])])
+def test_a_tool_warning_points_at_the_line_that_made_the_tool(make):
+    """Python shows a warning's file and line: the student's cell, not agentlab's tools.py."""
+    def nameless(city: str) -> str:
+        return city
+
+    with pytest.warns(UserWarning, match="has no docstring") as caught:
+        make(nameless)
+    assert caught[0].filename == __file__
+
+
 # --- 9. priced_as for every client; a flat sum of 100 numbers -----------------------------------
 
 @pytest.mark.parametrize("make", [
