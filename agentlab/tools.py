@@ -25,7 +25,9 @@ import enum
 import functools
 import inspect
 import json
+import os
 import re
+import sys
 import time
 import types
 import typing
@@ -99,12 +101,25 @@ def _warn_about_docs(fn, description: str, arg_docs: dict[str, str]) -> None:
     where = getattr(fn, "__qualname__", repr(fn))
     if not description:
         warnings.warn(f"@tool {where} has no docstring, so the model gets no description of "
-                      "it: add a docstring saying what it does", UserWarning, stacklevel=3)
+                      "it: add a docstring saying what it does", UserWarning,
+                      stacklevel=_outside_agentlab())
     unknown = sorted(set(arg_docs) - set(inspect.signature(fn).parameters))
     if unknown:
         warnings.warn(f"@tool {where}: its docstring describes {', '.join(unknown)}, which "
                       f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'}; "
-                      "fix the Args: section to name the real ones", UserWarning, stacklevel=3)
+                      "fix the Args: section to name the real ones", UserWarning,
+                      stacklevel=_outside_agentlab())
+
+
+def _outside_agentlab() -> int:
+    """The stacklevel that makes a warning point at the first line outside agentlab: the
+    student's @tool, tool(f) or Toolbox([f]), however many of agentlab's own calls lie
+    between (a fixed number fits only one of those ways to make a tool)."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1  # level 1: the function that calls warnings.warn
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _with_enums(fn):

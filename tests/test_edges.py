@@ -340,7 +340,7 @@ def test_tool_warns_about_a_missing_docstring_and_a_misnamed_argument():
     def nameless(city: str) -> str:
         return city
 
-    with pytest.warns(UserWarning, match="has no docstring"):
+    with pytest.warns(UserWarning, match="@tool .*nameless has no docstring"):
         tool(nameless)
 
     def misnamed(city: str) -> str:
@@ -353,9 +353,32 @@ def test_tool_warns_about_a_missing_docstring_and_a_misnamed_argument():
 
     with pytest.warns(UserWarning, match="describes town, which is not a parameter"):
         tool(misnamed)
+    def misnamed_twice(city: str) -> str:
+        """Get the weather.
+
+        Args:
+            town: The city.
+            zone: The time zone.
+        """
+        return city
+
+    with pytest.warns(UserWarning, match="describes town, zone, which are not parameters"):
+        tool(misnamed_twice)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tool(big_weather.function)  # a documented tool: no warning
+
+
+@pytest.mark.parametrize("make", [tool, tool(name="weather"), lambda f: Toolbox([f]),
+                                  lambda f: Toolbox.of([f])])
+def test_a_tool_warning_points_at_the_line_that_made_the_tool(make):
+    """Python shows a warning's file and line: the student's cell, not agentlab's tools.py."""
+    def nameless(city: str) -> str:
+        return city
+
+    with pytest.warns(UserWarning, match="has no docstring") as caught:
+        make(nameless)
+    assert caught[0].filename == __file__
 
 
 # --- 9. priced_as for every client; a flat sum of 100 numbers -----------------------------------
@@ -644,6 +667,7 @@ def test_a_tools_repr_is_its_name_and_first_line():
         bare_tool = tool(bare)
     assert repr(two_lines) == "Tool('two_lines': first line)"
     assert repr(bare_tool) == "Tool('bare': )"
+    assert repr(Toolbox([two_lines, bare_tool])) == "Toolbox(two_lines, bare)"
 
 
 def test_the_repeat_guard_ignores_the_order_of_arguments_and_counts_exactly():

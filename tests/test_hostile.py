@@ -375,8 +375,14 @@ def test_a_generator_or_async_tool_is_refused_when_it_is_made():
 
     with pytest.raises(TypeError, match="is a generator .* return a list instead of yielding"):
         tool(numbers)
+    async def pages(n: int):
+        """Fetch n pages, one by one."""
+        yield "page"
+
     with pytest.raises(TypeError, match="is async: .* make it a plain def"):
         tool(fetch)
+    with pytest.raises(TypeError, match="is a generator"):
+        tool(pages)
 
 
 def test_an_iterator_returned_by_a_tool_comes_back_as_an_error_naming_the_fix():

@@ -73,6 +73,7 @@ def test_an_approval_hook_raising_a_base_exception_ends_the_run_with_error_kept(
     run = run_agent(COAT, [get_weather], approve=approve,
                     client=connect(respond=call_then_answer("get_weather", {"city": "Paris"})))
     assert run.stop_reason == "error" and "approval hook" in run.stop_detail
+    assert raised.__name__ in run.stop_detail
     assert not ran  # fails closed: the call never ran
     kept(run)
 

@@ -129,6 +129,12 @@ def with_call(call: dict) -> list[dict]:
     ({"tool_choice": {"type": "function"}}, "tool_choice",
      "Invalid 'tool_choice': 'function' is a required property."),
     ({"stop": []}, "stop", "Invalid 'stop': [] should be non-empty."),
+    # a field with a single form says that one; a form inside forms is still found by its type
+    ({"messages": [{"role": "system", "content": [5]}]}, "messages[0].content",
+     "Invalid 'messages[0].content[0]': must be an object with type 'text', got 5."),
+    ({"prediction": {"type": "content", "content": 5}}, "prediction",
+     "Invalid 'prediction.content': must be a string or an array, got 5."),
+    ({"_raw": b'{"model": "tutor"}'}, None, "Invalid 'body': 'messages' is a required property."),
 ])
 def test_a_refusal_says_what_the_field_allows(fields, param, message):
     """Not "cannot be validated by any definition": OpenAI's schema makes most fields
@@ -146,7 +152,28 @@ def test_a_huge_refused_value_is_answered_at_once():
     status, payload = ask(stop=[1] * 300_000)
     assert status == 400 and payload["error"]["param"] == "stop"
     assert payload["error"]["message"].startswith("Invalid 'stop': ")
+    assert "data" not in payload["error"]["message"]  # the validator's own name for the body
     assert time.perf_counter() - start < 2  # about 0.1 s here
+
+
+@pytest.mark.parametrize("fields, param, rules", [
+    ({"messages": [{"role": "user", "name": 7}]}, "messages[0]",
+     ["'content' is a required property", "7 is not of type 'string'"]),
+    ({"stream_options": {"include_usage": "yes", "include_obfuscation": "no"}}, "stream_options",
+     ["'yes' is not of type 'boolean'", "'no' is not of type 'boolean'"]),
+])
+def test_a_value_that_breaks_two_rules_is_refused_for_one_of_them(fields, param, rules):
+    status, payload = ask(**fields)
+    assert status == 400 and payload["error"]["param"] == param, payload
+    assert any(rule in payload["error"]["message"] for rule in rules), payload
+
+
+@pytest.mark.parametrize("fields", [{"temperature": "h" * 100}, {"reasoning_effort": "x" * 300}])
+def test_a_long_refused_value_is_shown_cut_short(fields):
+    """The message quotes the refused value, shortened with "...": a client logs it whole."""
+    status, payload = ask(**fields)
+    message = payload["error"]["message"]
+    assert status == 400 and "..." in message and len(message) <= 250, message
 
 
 def test_json_nested_5000_deep_is_a_400_not_a_crash():
@@ -173,27 +200,42 @@ def _nested(levels):
 @pytest.mark.parametrize("where", ["a field of the body", "a field of a message"])
 def test_the_depth_limit_holds_exactly_at_its_edge(where):
     """MAX_DEPTH levels pass, one more is refused, whether the depth is in a message (measured
-    once per message) or elsewhere in the body."""
+    once per message) or elsewhere in the body, and with shallower lists after the deep one."""
     for levels, status in [(api_checks.MAX_DEPTH, 200), (api_checks.MAX_DEPTH + 1, 400)]:
         if where == "a field of the body":  # the body is level 1, the field's value level 2
-            fields = {"metadata_x": _nested(levels - 1)}
+            fields = {"metadata_x": _nested(levels - 1), "stop": ["\n\n"]}
         else:  # the body, its messages list, the message, then the field's value
-            fields = {"messages": [{**USER, "extra": _nested(levels - 3)}]}
+            fields = {"messages": [{**USER, "extra": _nested(levels - 3), "later": [1]}]}
         got, payload = ask(**fields)
         assert got == status, (levels, payload)
         if status == 400:
             assert "nested more than 64" in payload["error"]["message"]
+            assert payload["error"]["param"] == (None if where == "a field of the body"
+                                                 else "messages[0]")
 
 
-@pytest.mark.parametrize("fields, param", [
-    ({"messages": ["hi"]}, "messages[0]"),
-    ({"messages": [USER, {"content": "no role"}]}, "messages[1]"),
-    ({"tools": ["calculate"]}, "tools[0]"),
-    ({"tools": [{"function": {"name": "f"}}]}, "tools[0]"),
+@pytest.mark.parametrize("fields, param, needed", [
+    ({"messages": ["hi"]}, "messages[0]", "'role'"),
+    ({"messages": [USER, {"content": "no role"}]}, "messages[1]", "'role'"),
+    ({"tools": ["calculate"]}, "tools[0]", "'type'"),
+    ({"tools": [{"function": {"name": "f"}}]}, "tools[0]", "'type'"),
 ])
-def test_a_message_or_tool_that_is_not_an_object_with_its_kind_is_a_400(fields, param):
+def test_a_message_or_tool_that_is_not_an_object_with_its_kind_is_a_400(fields, param, needed):
     status, payload = ask(**fields)
     assert status == 400 and payload["error"]["param"] == param, payload
+    assert needed in payload["error"]["message"]  # it says what the object needs
+
+
+def test_a_message_too_deep_for_python_to_repr_is_refused_not_a_crash():
+    """check_request is called with Python values too (not only parsed JSON, whose depth
+    parse_body bounds): a message nested past the recursion limit is the request's fault."""
+    deep = "hi"
+    for _ in range(100_000):
+        deep = {"nested": deep}
+    request = {"model": "tutor", "messages": [{"role": "user", "content": "hi", "x": deep}]}
+    with pytest.raises(api_checks.APIError, match="nested more than 64") as refused:
+        api_checks.check_request(request, ["tutor"])
+    assert (refused.value.status, refused.value.param) == (400, "messages[0]")
 
 
 def test_each_message_of_a_growing_conversation_is_checked_once(monkeypatch):
@@ -282,6 +324,59 @@ def test_a_valid_conversation_with_answered_calls_is_accepted():
     status, payload = ask(messages=messages, tools=SCHEMAS)
     assert status == 200
     validator("CreateChatCompletionResponse").validate(payload)
+
+
+@pytest.mark.parametrize("message", [
+    {"role": "developer", "content": "Be brief."},  # what newer models call the system message
+    {"role": "function", "name": "calculate", "content": "4"},  # deprecated, still accepted
+])
+def test_every_role_the_api_accepts_is_accepted(message):
+    status, payload = ask(messages=[USER, message])
+    assert status == 200, payload
+
+
+@pytest.mark.parametrize("choice", ["auto", "none"])
+def test_a_tool_choice_that_calls_no_tool_needs_no_tools(choice):
+    """Frameworks send tool_choice "auto" whether or not they have tools to offer."""
+    status, payload = ask(tool_choice=choice)
+    assert status == 200, payload
+
+
+def test_a_custom_tool_choice_is_refused_saying_what_the_tutor_understands():
+    status, payload = ask(tools=SCHEMAS, tool_choice={"type": "custom",
+                                                     "custom": {"name": "calculate"}})
+    assert status == 400 and payload["error"]["param"] == "tool_choice", payload
+    assert "'required'" in payload["error"]["message"]
+    assert "allowed_tools" in payload["error"]["message"]
+
+
+@pytest.mark.parametrize("messages, unanswered", [
+    ([USER, asked(call("c1"), call("c2"))], "c1, c2 (before messages[2])"),
+    ([USER, asked(call("c1")), USER], "c1 (before messages[2])"),
+])
+def test_an_unanswered_tool_call_is_refused_naming_the_call_and_where(messages, unanswered):
+    """Also when the conversation ends with the calls: a client that forgot to send the tool
+    results learns which ones, as from the real API."""
+    status, payload = ask(messages=messages, tools=SCHEMAS)
+    assert status == 400 and payload["error"]["param"] == "messages", payload
+    assert unanswered in payload["error"]["message"]
+
+
+def test_a_missing_or_unknown_model_is_refused_as_the_real_api_does():
+    status, payload = ask(_raw=json.dumps({"messages": [USER]}).encode())
+    assert (status, payload["error"]["param"]) == (400, "model"), payload
+    assert "'model' is required" in payload["error"]["message"]
+    status, payload = ask(model="gpt-9")
+    assert (status, payload["error"]["param"], payload["error"]["code"]) == (
+        404, "model", "model_not_found"), payload
+    assert "gpt-9" in payload["error"]["message"] and "tutor" in payload["error"]["message"]
+
+
+@pytest.mark.parametrize("field", ["max_tokens", "max_completion_tokens"])
+def test_a_token_cap_of_one_is_accepted_and_zero_refused(field):
+    assert ask(**{field: 1})[0] == 200
+    status, payload = ask(**{field: 0})
+    assert (status, payload["error"]["param"]) == (400, field), payload
 
 
 @pytest.mark.parametrize("field, value", [
@@ -585,6 +680,7 @@ LOOSE = {"type": "object", "properties": {"expression": {"type": "string"}}}
 
 @pytest.mark.parametrize("fields, param, code", [
     ({"tools": []}, "tools", "empty_array"),
+    ({"messages": []}, "messages", "empty_array"),
     ({"messages": [{"role": "user", "content": []}]}, "messages[0].content", "empty_array"),
     ({"tools": [{"type": "function", "function": {"name": "calculate", "strict": True,
                                                   "parameters": LOOSE}}]},
@@ -615,6 +711,39 @@ def test_a_strict_schema_message_names_the_rule_and_where():
         "'additionalProperties' is required to be supplied and to be false.")
 
 
+STRICT = {"type": "object", "additionalProperties": False, "required": [], "properties": {}}
+
+
+@pytest.mark.parametrize("schema, where", [
+    ({"type": "object"}, ()),  # an object without properties needs the rule too
+    ({**STRICT, "$defs": {"Node": LOOSE}}, ("$defs", "Node")),
+    ({**STRICT, "definitions": {"Node": LOOSE}}, ("definitions", "Node")),
+    ({**STRICT, "required": ["a"], "properties": {"a": LOOSE}, "$defs": {"N": STRICT}},
+     ("properties", "a")),
+    ({"type": "array", "items": LOOSE}, ("items",)),
+    ({"anyOf": [True, STRICT, LOOSE], "oneOf": [STRICT]}, ("anyOf", "2")),
+    ({"allOf": [LOOSE]}, ("allOf", "0")),
+    ({"oneOf": [STRICT, LOOSE]}, ("oneOf", "1")),
+])
+def test_a_strict_schema_is_checked_wherever_a_schema_can_sit(schema, where):
+    status, payload = ask(response_format={"type": "json_schema", "json_schema": {
+        "name": "A", "strict": True, "schema": schema}})
+    assert status == 400 and payload["error"]["param"] == "response_format", payload
+    assert f"In context={where!r}, 'additionalProperties'" in payload["error"]["message"]
+
+
+def test_a_strict_schema_is_looked_at_up_to_its_stated_number_of_sub_schemas():
+    """MAX_STRICT_NODES bounds the work one request can ask for: a problem in the last
+    sub-schema looked at is found, one just past it is not looked for."""
+    def with_loose_node_at(position):  # the root is node 1, its properties the next ones
+        names = [f"p{n}" for n in range(position - 1)]
+        properties = {name: {"type": "string"} for name in names[:-1]} | {names[-1]: LOOSE}
+        return {**STRICT, "required": names, "properties": properties}
+
+    assert api_checks.strict_problem(with_loose_node_at(api_checks.MAX_STRICT_NODES))
+    assert api_checks.strict_problem(with_loose_node_at(api_checks.MAX_STRICT_NODES + 1)) is None
+
+
 def test_a_strict_schema_that_keeps_the_rules_and_json_said_are_accepted():
     strict = {**LOOSE, "required": ["expression"], "additionalProperties": False}
     assert ask(tools=[{"type": "function", "function": {
@@ -623,11 +752,14 @@ def test_a_strict_schema_that_keeps_the_rules_and_json_said_are_accepted():
                response_format={"type": "json_object"})[0] == 200
 
 
-def test_allowed_tools_is_accepted_and_limits_the_calls():
+@pytest.mark.parametrize("allowed", [
+    {"type": "function", "function": {"name": "get_time"}},
+    {"type": "function", "name": "get_time"},  # the Responses API's shape, which clients mix up
+])
+def test_allowed_tools_is_accepted_and_limits_the_calls(allowed):
     status, payload = ask(messages=[{"role": "user", "content": TASK}], tools=SCHEMAS,
                           tool_choice={"type": "allowed_tools", "allowed_tools": {
-                              "mode": "required",
-                              "tools": [{"type": "function", "function": {"name": "get_time"}}]}})
+                              "mode": "required", "tools": [allowed]}})
     assert status == 200, payload
     calls = payload["choices"][0]["message"]["tool_calls"]
     assert [c["function"]["name"] for c in calls] == ["get_time"]

@@ -4,7 +4,8 @@ import enum
 import json
 import threading
 import time
-from typing import Literal, Optional
+import warnings
+from typing import Any, Literal, Optional
 
 import pytest
 
@@ -38,6 +39,7 @@ def test_schema_from_signature_and_docstring():
     assert spec["name"] == "forecast"
     assert spec["description"] == "Forecast the weather."
     params = spec["parameters"]
+    assert params["type"] == "object"  # the API refuses parameters that are not an object
     assert params["required"] == ["city"]
     assert params["additionalProperties"] is False
     props = params["properties"]
@@ -64,17 +66,14 @@ def test_rest_style_docstrings_and_name_override():
     spec = add.schema["function"]
     assert spec["name"] == "add_up" and spec["description"] == "Add two numbers."
     assert spec["parameters"]["properties"]["a"]["description"] == "first number"
-    assert add(2, 3) == 5  # still a plain function
+    assert spec["parameters"]["properties"]["b"]["description"] == "second number"
+    assert add(2, 3) == 5 and add(a=2, b=3) == 5  # still a plain function
 
 
 def test_untyped_or_unsupported_arguments_are_refused_at_definition():
     with pytest.raises(TypeError, match="needs a type hint"), \
             pytest.warns(UserWarning, match="has no docstring"):  # a lambda has none either
         tool(lambda x: x)
-    with pytest.raises(TypeError, match="cannot take"):
-        @tool
-        def f(x: complex) -> None:
-            """F."""
     with pytest.raises(TypeError, match=r"cannot take \*args"):
         @tool
         def g(*args: int) -> None:
@@ -208,7 +207,7 @@ def test_a_broken_approval_hook_fails_closed():
         raise KeyError("oops")
 
     outcome = call(Toolbox([forecast]), "forecast", {"city": "Oslo"}, approve=hook)
-    assert "approval hook failed" in outcome.error
+    assert "approval hook failed (KeyError: 'oops')" in outcome.error
 
 
 def test_the_chapters_two_dict_shape():
@@ -248,6 +247,9 @@ def test_docstring_sections_after_args_are_not_arguments():
         """
         return width * height
 
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Returns:" ends the arguments: no unknown ones
+        tool(area.function)
     props = area.schema["function"]["parameters"]["properties"]
     assert props["width"]["description"] == "Width in metres, measured inside the walls."
     assert props["height"]["description"] == "Height in metres."
@@ -262,3 +264,112 @@ def test_a_result_json_has_no_type_for_still_reads_as_one_json_document():
     when = datetime.datetime(2026, 3, 14, 15, 9)
     assert json.loads(to_text({"now": when})) == {"now": "2026-03-14 15:09:00"}
     assert to_text({"x": float("nan")}) == "{'x': nan}"  # no JSON for NaN: plain str()
+    assert to_text({"city": "Zürich"}) == '{"city": "Zürich"}'  # read as written, not \u00fc
+
+
+def test_every_type_a_tool_takes_has_its_schema():
+    @tool
+    def takes(data: dict, anything: Any, things: list, either: int | str,
+              maybe: Optional[int] = None) -> None:
+        """Take them all."""
+
+    props = takes.schema["function"]["parameters"]["properties"]
+    assert props["data"] == {"type": "object"}
+    assert props["anything"] == {}  # any JSON value
+    assert props["things"] == {"type": "array", "items": {}}
+    assert props["either"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}  # no null
+    assert props["maybe"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+
+
+@pytest.mark.parametrize("hint", [complex, list[complex], Optional[complex], Literal[b"raw"]])
+def test_an_unsupported_type_is_refused_naming_the_function_and_argument(hint):
+    def f(x): ...
+    f.__annotations__ = {"x": hint}
+    f.__doc__ = "F."
+    with pytest.raises(TypeError, match=r"^f\(x\): a tool cannot take"):
+        tool(f)
+
+
+def test_an_enum_argument_left_out_gets_its_default_member():
+    outcome = call(Toolbox([forecast]), "forecast", {"city": "Oslo"})
+    assert outcome.error is None and json.loads(outcome.content)["unit"] == "celsius"
+
+
+@pytest.mark.parametrize("header", ["Args:", "Arguments:", "Parameters:"])
+def test_each_name_of_the_arguments_section_is_read(header):
+    def speak(text: str) -> str:
+        return text
+
+    speak.__doc__ = f"Say it.\n\n{header}\n    text: What to say.\n"
+    assert tool(speak).parameters["properties"]["text"]["description"] == "What to say."
+
+
+def test_an_arguments_section_written_as_prose_still_makes_a_tool():
+    @tool
+    def speak(text: str) -> str:
+        """Say it.
+
+        Args:
+            Whatever text the user gave.
+        """
+        return text
+
+    assert speak.parameters["properties"]["text"] == {"type": "string"}
+
+
+def test_a_tool_is_still_a_plain_function_with_positional_and_keyword_arguments():
+    assert forecast("Oslo", days=2, unit=Unit.FAHRENHEIT)["days"] == 2
+    assert forecast("Oslo", unit=Unit.FAHRENHEIT)["unit"] == "fahrenheit"
+
+
+def test_a_tool_with_enum_arguments_can_still_run_in_its_own_process():
+    """The Enum conversion wraps the function; the wrapper keeps its module and name, which
+    is how isolate="process" finds the tool in a fresh process."""
+    Toolbox([forecast]).check_importable()  # raises ValueError if it could not be found
+    assert forecast.function.__qualname__ == "forecast"
+
+
+def test_an_error_is_cut_to_max_result_chars_like_a_result():
+    @tool
+    def shout() -> str:
+        """Shout."""
+        raise ValueError("A" * 10_000)
+
+    outcome = call(Toolbox([shout]), "shout", {}, max_result_chars=100)
+    assert outcome.truncated_chars > 9_000 and len(outcome.content) < 200
+    assert outcome.content.endswith("characters cut]")
+
+
+def test_a_failed_call_records_the_time_it_took():
+    @tool
+    def slow_failure() -> str:
+        """Fail slowly."""
+        time.sleep(0.05)
+        raise RuntimeError("no")
+
+    assert 0.05 <= call(Toolbox([slow_failure]), "slow_failure", {}).seconds < 5
+
+
+@tool
+def ping() -> str:
+    """Answer pong."""
+    return "pong"
+
+
+@tool
+def pong() -> str:
+    """Answer ping."""
+    return "ping"
+
+
+@pytest.mark.parametrize("arguments", ["", None])
+def test_a_call_without_arguments_text_runs_a_tool_that_takes_none(arguments):
+    """Some models send "" for a tool without parameters."""
+    assert Toolbox([ping]).call("ping", arguments).content == "pong"
+
+
+def test_the_toolbox_asks_its_repeat_guard_and_counts_each_tool_apart():
+    box, guard = Toolbox([ping, pong]), RepeatGuard(1)
+    assert call(box, "ping", {}, repeat_guard=guard).error is None
+    assert call(box, "pong", {}, repeat_guard=guard).error is None  # another tool: no repeat
+    assert "repeat guard" in call(box, "pong", {}, repeat_guard=guard).error
