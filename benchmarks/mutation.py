@@ -47,6 +47,10 @@ TESTS = {
 PRELOADED = ["openai", "httpx", "pydantic", "hypothesis", "jsonschema", "fastjsonschema",
              "genai_prices", "numpy", "matplotlib.pyplot", "_pytest.pytester", "nbval.plugin",
              "schemathesis"]
+# Where mutmut's own way is kept: forking every mutant from a process that has imported the
+# tests and run them once is several times faster, and loop.py builds nothing at import and
+# remembers nothing between calls that its tests rely on (see config()).
+FORKED = {"loop"}
 CHILDREN = 3  # mutants at a time: their tests wait (time limits) as often as they compute
 COPIED = ["agentlab", "tests", "conftest.py", "pyproject.toml", "README.md", "notebooks"]
 
@@ -60,22 +64,24 @@ def config(module: str, folder: pathlib.Path) -> str:
     reaches what was done at import or remembered between calls: the tools the test files
     define at import built their schemas with the unmutated code, and the server's memory of
     the messages it has checked skipped the check. Both made mutants survive that the tests
-    kill (MUTATION.md, first runs)."""
+    kill (MUTATION.md, first runs). The modules in FORKED keep mutmut's default."""
     tests = ", ".join(f'"{t}"' for t in TESTS[module])
     preloaded = folder / "preloaded.txt"
     return (f'\n[tool.mutmut]\nsource_paths = ["agentlab/"]\n'
             f'only_mutate = ["agentlab/{module}.py"]\n'
-            f'process_isolation = "forkserver"\nforkserver_warmup = "import"\n'
-            f'preload_modules_file = "{preloaded}"\n'
-            f"pytest_add_cli_args_test_selection = [{tests}]\n"
+            + ("" if module in FORKED else
+               f'process_isolation = "forkserver"\nforkserver_warmup = "import"\n'
+               f'preload_modules_file = "{preloaded}"\n')
+            + f"pytest_add_cli_args_test_selection = [{tests}]\n"
             # the project's addopts run nbval over every notebook: not wanted per mutant
             f'pytest_add_cli_args = ["-p", "no:cacheprovider", "-o", "addopts=", "-q", '
             f'"-p", "no:randomly", "-x"]\n'
-            # A mutant that breaks an import (a tool's schema, built at import, that raises)
-            # leaves pytest unable to collect the tests mutmut selected; mutmut's worker then
-            # waits for its time limit, and reports a timeout (a kill: the tests did not
-            # pass). 8x the tests' own time, not mutmut's 15x, keeps those waits shorter.
-            f"timeout_multiplier = 8\n")
+            # With fresh imports, a mutant that breaks an import (a tool's schema, built at
+            # import, that raises) leaves pytest unable to collect the tests mutmut selected;
+            # mutmut's worker then waits for its time limit, and reports a timeout (a kill:
+            # the tests did not pass). 8x the tests' own time, not mutmut's 15x, keeps those
+            # waits shorter.
+            + ("" if module in FORKED else "timeout_multiplier = 8\n"))
 
 
 def copy_project(into: pathlib.Path, module: str) -> None:
