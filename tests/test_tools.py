@@ -340,14 +340,22 @@ def test_an_error_is_cut_to_max_result_chars_like_a_result():
     assert outcome.content.endswith("characters cut]")
 
 
-def test_a_failed_call_records_the_time_it_took():
+def test_a_call_records_the_time_it_took_whether_it_answers_or_fails():
     @tool
-    def slow_failure() -> str:
-        """Fail slowly."""
+    def slow(fail: bool) -> str:
+        """Answer, or fail, slowly."""
         time.sleep(0.05)
-        raise RuntimeError("no")
+        if fail:
+            raise RuntimeError("no")
+        return "done"
 
-    assert 0.05 <= call(Toolbox([slow_failure]), "slow_failure", {}).seconds < 5
+    for fail in (False, True):
+        assert 0.05 <= call(Toolbox([slow]), "slow", {"fail": fail}).seconds < 5
+
+
+def test_a_call_whose_deadline_has_passed_is_not_run():
+    outcome = call(Toolbox([ping]), "ping", {}, deadline=time.perf_counter() - 1)
+    assert outcome.error == "not run: the run's time limit was reached"
 
 
 @tool
