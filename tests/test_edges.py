@@ -324,7 +324,8 @@ def test_an_api_error_quoting_a_key_longer_than_the_cut_is_masked(monkeypatch):
 
 @pytest.mark.parametrize("tools, fix", [
     ("calculate", "not the text 'calculate'"), (calculate, r"pass \[calculate\]"),
-    (["calculate"], "pass the function itself"), (42, r"pass \[int\]")])
+    (["calculate"], "pass the function itself"), (42, r"pass \[int\]"),
+    (calculate.function, r"pass \[calculate\]")])  # a plain function, not yet a Tool
 def test_tools_given_the_wrong_way_name_the_fix(tools, fix):
     with pytest.raises(TypeError, match=fix):
         run_agent("What is 2 + 2?", tools)

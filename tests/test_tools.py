@@ -220,6 +220,8 @@ def test_the_chapters_two_dict_shape():
     assert "must contain ['n'] properties" in call(box, "double", {}).error
     with pytest.raises(ValueError, match="has no implementation"):
         Toolbox(schemas, {})
+    flat = [schemas[0]["function"]]  # the function's part alone, as older code writes it
+    assert call(Toolbox.of((flat, {"double": lambda n: 2 * n})), "double", {"n": 4}).content == "8"
 
 
 def test_plain_functions_become_tools():
