@@ -222,6 +222,10 @@ def test_the_chapters_two_dict_shape():
         Toolbox(schemas, {})
     flat = [schemas[0]["function"]]  # the function's part alone, as older code writes it
     assert call(Toolbox.of((flat, {"double": lambda n: 2 * n})), "double", {"n": 4}).content == "8"
+    bare = Toolbox.of(([{"name": "now"}], {"now": lambda: "noon"}))  # a name and nothing more
+    assert bare.schemas[0]["function"] == {"name": "now", "description": "", "parameters": {
+        "type": "object", "properties": {}}}
+    assert call(bare, "now", {}).content == "noon"
 
 
 def test_plain_functions_become_tools():
