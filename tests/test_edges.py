@@ -524,6 +524,7 @@ def test_the_wind_down_starts_when_this_call_and_the_answer_no_longer_both_fit()
 def test_the_wind_down_starts_when_less_than_two_steps_of_time_are_left():
     assert look_ahead(None, left=2.0, step_seconds=[1.0, 1.0]) is None  # exactly two steps left
     assert look_ahead(None, left=2.5, step_seconds=[1.5, 0.5]) is None  # the mean step, not sum
+    assert look_ahead(None, left=1.5, step_seconds=[0.5, 0.5]) is None  # three steps' time
     stop = look_ahead(None, left=1.99, step_seconds=[1.0, 1.0])
     assert stop.reason == "max_seconds" and stop.detail.startswith("Time nearly up")
     assert look_ahead(None, left=0.1) is None  # no step yet: no measure of a step's time
