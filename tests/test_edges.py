@@ -1061,3 +1061,12 @@ def test_the_time_an_approval_hook_takes_counts_against_the_run():
     assert run.stop_reason == "max_seconds"
     assert "did not finish within 0.3" in run.tool_calls[0].error or \
         "did not finish within 0.4" in run.tool_calls[0].error
+
+
+def test_an_observer_without_a_name_is_named_by_its_class():
+    class Display:  # a callable object, as a widget's observer often is: no __name__
+        def __call__(self, step):
+            raise ValueError("display bug")
+
+    run = run_agent(COAT, COURSE_TOOLS, on_step=Display())
+    assert run.stop_detail.startswith("the on_step observer Display raised ValueError")
