@@ -86,6 +86,7 @@ def test_wind_down_turns_the_last_step_into_an_answer():
     run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper",
                     limits=Limits(max_steps=3), wind_down=True)
     assert run.stop_reason == "max_steps" and len(run.steps) == 3
+    assert run.stop_detail == "Step limit reached: this is step 3 of 3"  # why it wound down
     assert run.steps[-1].wind_down and not run.steps[-1].tool_calls
     assert run.answer.startswith("I had to stop before finishing. From what I gathered: 2 + 2 = 4.")
     note = run.messages[-2]
