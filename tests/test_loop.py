@@ -297,6 +297,7 @@ def test_a_connection_that_fails_says_where_it_was_sent(fast_retries, monkeypatc
 
 @pytest.mark.parametrize("base_url, detail", [
     ("http://[::1]:1/v1", "(sent to http://[::1]:1/v1/chat/completions)"),  # pasteable
+    ("https://127.0.0.1:1/v1", "(sent to https://127.0.0.1:1/v1/chat/completions)"),
     ("localhost:1/v1", "(the base URL must start with http:// or https://)"),
 ])
 def test_a_base_url_that_cannot_work_is_named_as_it_can_be_fixed(
