@@ -79,6 +79,7 @@ def test_step_limit():
     run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", limits=Limits(max_steps=3))
     assert run.stop_reason == "max_steps" and len(run.steps) == 3 and run.answer is None
     assert "step limit of 3" in run.stop_detail
+    assert run.limits["max_steps"] == 3  # the record says under which limits it ran
     assert_transcript_complete(run)
 
 
