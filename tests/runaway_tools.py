@@ -29,3 +29,9 @@ def fails(text: str) -> str:
 def vanishes(text: str) -> str:
     """Ends its own process without a word."""
     os._exit(3)
+
+
+@tool
+def counts(n: int) -> str:
+    """Returns an iterator, which holds no text until it is consumed."""
+    return iter(range(n))

@@ -324,7 +324,8 @@ def test_an_api_error_quoting_a_key_longer_than_the_cut_is_masked(monkeypatch):
 
 @pytest.mark.parametrize("tools, fix", [
     ("calculate", "not the text 'calculate'"), (calculate, r"pass \[calculate\]"),
-    (["calculate"], "pass the function itself"), (42, r"pass \[int\]")])
+    (["calculate"], "pass the function itself"), (42, r"pass \[int\]"),
+    (calculate.function, r"pass \[calculate\]")])  # a plain function, not yet a Tool
 def test_tools_given_the_wrong_way_name_the_fix(tools, fix):
     with pytest.raises(TypeError, match=fix):
         run_agent("What is 2 + 2?", tools)
@@ -523,6 +524,7 @@ def test_the_wind_down_starts_when_this_call_and_the_answer_no_longer_both_fit()
 def test_the_wind_down_starts_when_less_than_two_steps_of_time_are_left():
     assert look_ahead(None, left=2.0, step_seconds=[1.0, 1.0]) is None  # exactly two steps left
     assert look_ahead(None, left=2.5, step_seconds=[1.5, 0.5]) is None  # the mean step, not sum
+    assert look_ahead(None, left=1.5, step_seconds=[0.5, 0.5]) is None  # three steps' time
     stop = look_ahead(None, left=1.99, step_seconds=[1.0, 1.0])
     assert stop.reason == "max_seconds" and stop.detail.startswith("Time nearly up")
     assert look_ahead(None, left=0.1) is None  # no step yet: no measure of a step's time
@@ -1059,3 +1061,12 @@ def test_the_time_an_approval_hook_takes_counts_against_the_run():
     assert run.stop_reason == "max_seconds"
     assert "did not finish within 0.3" in run.tool_calls[0].error or \
         "did not finish within 0.4" in run.tool_calls[0].error
+
+
+def test_an_observer_without_a_name_is_named_by_its_class():
+    class Display:  # a callable object, as a widget's observer often is: no __name__
+        def __call__(self, step):
+            raise ValueError("display bug")
+
+    run = run_agent(COAT, COURSE_TOOLS, on_step=Display())
+    assert run.stop_detail.startswith("the on_step observer Display raised ValueError")

@@ -79,6 +79,7 @@ def test_step_limit():
     run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", limits=Limits(max_steps=3))
     assert run.stop_reason == "max_steps" and len(run.steps) == 3 and run.answer is None
     assert "step limit of 3" in run.stop_detail
+    assert run.limits["max_steps"] == 3  # the record says under which limits it ran
     assert_transcript_complete(run)
 
 
@@ -86,6 +87,7 @@ def test_wind_down_turns_the_last_step_into_an_answer():
     run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper",
                     limits=Limits(max_steps=3), wind_down=True)
     assert run.stop_reason == "max_steps" and len(run.steps) == 3
+    assert run.stop_detail == "Step limit reached: this is step 3 of 3"  # why it wound down
     assert run.steps[-1].wind_down and not run.steps[-1].tool_calls
     assert run.answer.startswith("I had to stop before finishing. From what I gathered: 2 + 2 = 4.")
     note = run.messages[-2]
@@ -296,6 +298,7 @@ def test_a_connection_that_fails_says_where_it_was_sent(fast_retries, monkeypatc
 
 @pytest.mark.parametrize("base_url, detail", [
     ("http://[::1]:1/v1", "(sent to http://[::1]:1/v1/chat/completions)"),  # pasteable
+    ("https://127.0.0.1:1/v1", "(sent to https://127.0.0.1:1/v1/chat/completions)"),
     ("localhost:1/v1", "(the base URL must start with http:// or https://)"),
 ])
 def test_a_base_url_that_cannot_work_is_named_as_it_can_be_fixed(

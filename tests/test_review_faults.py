@@ -24,6 +24,7 @@ from agentlab.pricing import Budget, Price, Unpriceable, cost_usd
 from agentlab.records import format_step
 from agentlab.server import handle, make_transport
 from agentlab.toolkit import COURSE_TOOLS
+from agentlab.tools import Toolbox
 
 from loopback import loopback
 from scripted_models import COAT, FAKE_KEY, call_then_answer
@@ -388,12 +389,14 @@ def test_a_tool_in_its_own_process_is_stopped_at_its_timeout_even_holding_the_gi
                     client=connect(respond=call_then_answer("backtrack", {"n": 30})))
     assert time.perf_counter() - start < 2 + MARGIN  # 2**30 steps: minutes, were it not killed
     assert "did not finish within 0.5 s" in run.tool_calls[0].error
+    assert "its process killed" in run.tool_calls[0].error  # not "abandoned", as a thread is
 
 
 @pytest.mark.parametrize("name, arguments, seen", [
     ("shout", {"text": "hi"}, "done: HI"),
     ("fails", {"text": "luck"}, "fails failed: ValueError: no luck"),
-    ("vanishes", {"text": "x"}, "vanishes failed: its process ended with exit code 3")])
+    ("vanishes", {"text": "x"}, "vanishes failed: its process ended with exit code 3"),
+    ("counts", {"n": 3}, "counts returned a result that cannot be read as text")])
 def test_a_tool_in_its_own_process_answers_fails_or_dies_as_a_thread_one_would(
         name, arguments, seen):
     import runaway_tools
@@ -401,6 +404,14 @@ def test_a_tool_in_its_own_process_answers_fails_or_dies_as_a_thread_one_would(
     run = run_agent("Go.", [getattr(runaway_tools, name)], limits=Limits(isolate="process"),
                     client=connect(respond=call_then_answer(name, arguments)))
     assert seen in run.answer
+
+
+def test_a_tool_in_its_own_process_has_its_result_cut_as_a_thread_ones_is():
+    from runaway_tools import shout
+
+    outcome = Toolbox([shout]).call("shout", json.dumps({"text": "a" * 5000}),
+                                    max_result_chars=100, isolate="process")
+    assert outcome.content.startswith("A" * 100) and outcome.truncated_chars == 4900
 
 
 def test_isolate_process_refuses_a_tool_a_fresh_process_cannot_import():

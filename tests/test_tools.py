@@ -220,6 +220,12 @@ def test_the_chapters_two_dict_shape():
     assert "must contain ['n'] properties" in call(box, "double", {}).error
     with pytest.raises(ValueError, match="has no implementation"):
         Toolbox(schemas, {})
+    flat = [schemas[0]["function"]]  # the function's part alone, as older code writes it
+    assert call(Toolbox.of((flat, {"double": lambda n: 2 * n})), "double", {"n": 4}).content == "8"
+    bare = Toolbox.of(([{"name": "now"}], {"now": lambda: "noon"}))  # a name and nothing more
+    assert bare.schemas[0]["function"] == {"name": "now", "description": "", "parameters": {
+        "type": "object", "properties": {}}}
+    assert call(bare, "now", {}).content == "noon"
 
 
 def test_plain_functions_become_tools():
@@ -340,14 +346,22 @@ def test_an_error_is_cut_to_max_result_chars_like_a_result():
     assert outcome.content.endswith("characters cut]")
 
 
-def test_a_failed_call_records_the_time_it_took():
+def test_a_call_records_the_time_it_took_whether_it_answers_or_fails():
     @tool
-    def slow_failure() -> str:
-        """Fail slowly."""
+    def slow(fail: bool) -> str:
+        """Answer, or fail, slowly."""
         time.sleep(0.05)
-        raise RuntimeError("no")
+        if fail:
+            raise RuntimeError("no")
+        return "done"
 
-    assert 0.05 <= call(Toolbox([slow_failure]), "slow_failure", {}).seconds < 5
+    for fail in (False, True):
+        assert 0.05 <= call(Toolbox([slow]), "slow", {"fail": fail}).seconds < 5
+
+
+def test_a_call_whose_deadline_has_passed_is_not_run():
+    outcome = call(Toolbox([ping]), "ping", {}, deadline=time.perf_counter() - 1)
+    assert outcome.error == "not run: the run's time limit was reached"
 
 
 @tool
