@@ -112,6 +112,20 @@ def test_none_still_switches_a_limit_off():
     assert Limits(max_cost_usd=None, max_seconds=None, tool_timeout=None).max_cost_usd is None
 
 
+@pytest.mark.parametrize("name, can_be_off", [("max_cost_usd", True), ("max_seconds", True),
+                                              ("max_steps", False), ("max_output_tokens", False)])
+def test_a_refused_limit_says_whether_none_would_switch_it_off(name, can_be_off):
+    """The refusal's advice fits the limit: None for one that can be off, never for one that
+    must hold (a run without a step or reply cap is not offered), and None is refused there."""
+    with pytest.raises(ValueError) as refused:
+        Limits(**{name: -1})
+    assert str(refused.value).endswith(" (use None for no limit)") is can_be_off, refused.value
+    assert str(refused.value).endswith("not -1") is not can_be_off, refused.value
+    if not can_be_off:
+        with pytest.raises(ValueError, match=f"^Limits.{name} must be a positive number, not None"):
+            Limits(**{name: None})
+
+
 # --- 3. never exceed, and say so when the API lies ----------------------------------------------
 
 def test_there_is_no_client_that_ignores_the_cap():

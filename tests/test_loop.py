@@ -329,3 +329,34 @@ def test_a_client_error_is_not_retried():
     handler, calls = fails_after(0, status=400)
     run = run_agent(COAT, COURSE_TOOLS, client=connect("tutor", transport=make_transport(handler)))
     assert run.stop_reason == "error" and len(calls) == 1 and run.steps == []
+
+
+def test_a_call_the_run_never_ran_is_answered_in_the_transcript_with_why():
+    """The budget threw away a paid reply that asked for a tool: its call is answered with an
+    error saying why it did not run, so the transcript can be sent to the API again (which
+    refuses a call left unanswered) and a reader sees what happened."""
+    from scripted_models import call_then_answer
+
+    run = run_agent("What time is it?", COURSE_TOOLS, budget="after",
+                    client=connect(respond=call_then_answer("get_time", {})),
+                    limits=Limits(max_cost_usd=1e-9))
+    assert run.stop_reason == "max_cost" and run.steps[-1].reply_unused
+    answers = {m["tool_call_id"]: m for m in run.messages if m["role"] == "tool"}
+    assert json.loads(answers["call_1"]["content"]) == {
+        "error": "not run: the run stopped (max_cost)"}
+
+
+def test_an_observer_interrupted_after_a_step_is_not_shown_that_step_again():
+    """Ctrl-C inside an on_step observer, after its step finished: the run ends interrupted
+    with that step kept, and no observer is shown the finished step a second time (only a
+    step still in progress is shown when a run is cut short)."""
+    shown = []
+
+    def interrupt_once(step):
+        shown.append(step.index)
+        if len(shown) == 1:
+            raise KeyboardInterrupt
+
+    run = run_agent("What is 2 + 2?", COURSE_TOOLS, on_step=interrupt_once)
+    assert run.stop_reason == "interrupted" and len(run.steps) == 1
+    assert shown == [run.steps[0].index]
