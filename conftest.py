@@ -43,7 +43,7 @@ def pytest_collection_modifyitems(config, items):
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
     items.sort(key=lambda item: (item.get_closest_marker("long") is None,  # a stable sort
-                                 _kept_together(item) is None))
+                                 item.get_closest_marker("xdist_group") is None))
 
 
 def _kept_together(item) -> str | None:

@@ -1,9 +1,10 @@
 """What the compat tests share: `agentlab serve` started as a teacher would start it (a
 subprocess on a free port of 127.0.0.1, once per test module), a fixture that keeps every
-framework offline, and a bound on each agent run."""
+framework offline, a bound on each agent run, and a skip for a framework not installed."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import pathlib
 import subprocess
@@ -16,6 +17,14 @@ from processes import free_port, stop, wait_until_answers
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CASE_SECONDS = 30  # an upper bound for one agent run; each takes well under a second here
+
+
+def needs(module: str, package: str):
+    """Skip a case, saying why, when its framework is not installed. Looked up, not imported:
+    the frameworks take seconds to import, which every pytest-xdist worker would pay while
+    collecting; each is imported by the test that runs it."""
+    return pytest.mark.skipif(importlib.util.find_spec(module) is None,
+                              reason=f"{package} is not installed: pip install -e '.[compat]'")
 
 
 @pytest.fixture(scope="module")

@@ -10,22 +10,16 @@ teacher would start it; nothing reaches the network (a dummy key, tracing and te
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
 import compat_frameworks as frameworks
-from compat_serve import base_url, bounded, offline  # noqa: F401
+from compat_serve import base_url, bounded, needs, offline  # noqa: F401
 
-# The whole module needs the `compat` extra; without it, say so and skip. Looked up, not
-# imported: the frameworks take 2 s to import, which every pytest-xdist worker would pay while
-# collecting; each is imported by the test that runs it (compat_frameworks.py).
-MISSING = [package for module, package in [
+# The whole module needs the `compat` extra; without it, say so and skip.
+pytestmark = [needs(module, package) for module, package in [
     ("smolagents", "smolagents"), ("agents", "openai-agents"),
     ("pydantic_ai", "pydantic-ai-slim[openai]"), ("langchain_openai", "langchain-openai"),
-    ("langchain", "langchain")] if importlib.util.find_spec(module) is None]
-pytestmark = pytest.mark.skipif(
-    bool(MISSING), reason=f"{', '.join(MISSING)} not installed: pip install -e '.[compat]'")
+    ("langchain", "langchain")]]
 
 
 CASES = [(framework, mode) for framework, modes in [

@@ -14,20 +14,12 @@ says why. The server and the offline fixture are tests/compat_serve.py's.
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
 pytest.importorskip("pydantic", reason="the compat runners need pydantic")
 import compat_protocols as protocols  # noqa: E402
 from compat_frameworks import FIXED_TIME, Answer  # noqa: E402
-from compat_serve import base_url, bounded, offline  # noqa: E402, F401
-
-
-def needs(module: str, package: str):
-    """Skip a case, saying why, when its framework is not installed."""
-    return pytest.mark.skipif(importlib.util.find_spec(module) is None,
-                              reason=f"{package} is not installed: pip install -e '.[compat]'")
+from compat_serve import base_url, bounded, needs, offline  # noqa: E402, F401
 
 
 def right(output) -> bool:
