@@ -221,9 +221,9 @@ def check_the_playground(page, cell, base: str, token: str) -> None:
     step_log = cell.locator("pre", has_text="step 1: calling")
     assert step_log.count() == 1 and "step 2:" not in step_log.inner_text()
     assert "stopped: max_steps (the step limit of 2 was reached)" in step_log.inner_text()
-    page.wait_for_function(  # the history plot and the run plot, drawn
-        "cell => [...cell.querySelectorAll('.jp-OutputArea img')]"
-        ".filter(i => i.naturalWidth > 300).length >= 2", arg=cell.element_handle())
+    # The history plot and the run plot, drawn and shown: each image's picture and its
+    # layout (display) reach the browser as separate messages, so wait for both.
+    page.wait_for_function(f"cell => ({PLOTS_JS})(cell).length >= 2", arg=cell.element_handle())
 
     # The plots: inside the output area, at a size where their text reads.
     plots = cell.evaluate(PLOTS_JS)
