@@ -101,6 +101,7 @@ class Hub:
     token: str         # the teacher's API token (a service with admin scopes)
     process: subprocess.Popen
     log: pathlib.Path
+    started: list = dataclasses.field(default_factory=list)  # noted and ended by stop_hub
 
     def api(self, path: str, method: str = "GET", **options):
         import requests
@@ -133,9 +134,10 @@ c.Spawner.environment = {{{clock_variable!r}: {clock!r}}}
 
 @contextlib.contextmanager
 def running_hub(folder: pathlib.Path, proxy: str, *, start_seconds: float = 60,
-                environment: dict | None = None):
+                stop_seconds: float = 30, environment: dict | None = None):
     """deploy/jupyterhub_config.py's hub on free loopback ports, run from `folder` (its
-    database, cookie secret and the students' homes go there); stopped at the end."""
+    database, cookie secret and the students' homes go there); stopped at the end, given
+    `stop_seconds` to clean up before it is killed."""
     import requests
 
     port, token = free_port(), secrets.token_hex(16)
@@ -167,19 +169,36 @@ def running_hub(folder: pathlib.Path, proxy: str, *, start_seconds: float = 60,
             time.sleep(0.2)
         yield hub
     finally:
-        stop_hub(process)
+        hub.started = stop_hub(process, stop_seconds)
 
 
-def stop_hub(process: subprocess.Popen) -> None:
-    """SIGTERM: the hub stops its students' servers and its proxy; then its group, if left."""
+def stop_hub(process: subprocess.Popen, seconds: float = 30) -> list:
+    """SIGINT: the hub stops its services, its students' servers and its proxy; then its group,
+    if left. Those three run in sessions of their own (so that they outlive a restart of the
+    hub), out of reach of its group: a hub killed or stuck in its clean-up would leave them
+    running. So every process the hub had started is noted first, and ended here if it is still
+    there. Returns those noted (psutil.Process objects; tests/test_hub.py checks each ended)."""
+    import psutil
+
+    try:
+        started = psutil.Process(process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        started = []
     process.send_signal(signal.SIGINT)
     try:
-        process.wait(30)
+        process.wait(seconds)
     except subprocess.TimeoutExpired:
         pass
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)  # the group this script started, and only it
     process.wait()
+    # psutil checks that each is still the process noted (not a new one given its number).
+    _, left = psutil.wait_procs(started, timeout=5)
+    for leftover in left:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            leftover.kill()
+    psutil.wait_procs(left, timeout=5)
+    return started
 
 
 # --- a student, through the hub's and their own server's APIs ---------------------------------

@@ -11,7 +11,9 @@ CI installs both (.ci/run).
 import asyncio
 import importlib.util
 import json
+import os
 import re
+import signal
 import pathlib
 import sys
 import urllib.parse
@@ -105,7 +107,8 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
     repository = class_hub.course_repository(tmp_path)
     # A key in the hub's environment, as a careless teacher's shell might have.
     hub_environment = {"OPENAI_API_KEY": "set-in-the-hubs-shell"}
-    with class_hub.running_hub(tmp_path, proxy, environment=hub_environment) as hub:
+    with class_hub.running_hub(tmp_path, proxy, environment=hub_environment,
+                               stop_seconds=3) as hub:
         culler = hub.api("/services/idle-culler").json()
         assert culler.get("pid"), f"the idle culler is not running: {culler}"
 
@@ -139,6 +142,12 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
         printed = "".join(o.get("text", "") for o in run.then[0])
         assert "offline tutor" in printed
         assert printed.splitlines()[-1] == f"None {1024 ** 3}", "offline, with the class's limit"
+        # A hub stuck in its clean-up, as one was on a loaded machine: it is killed after
+        # stop_seconds, and its proxy, idle culler and the student's server, which run in
+        # sessions of their own, were left running. The test's stop ends them too.
+        os.kill(hub.process.pid, signal.SIGSTOP)
+    assert len(hub.started) >= 3, "the proxy, the idle culler and ada's server were noted"
+    assert not [p for p in hub.started if p.is_running()], "the hub left processes running"
 
 
 def test_ci_installs_what_the_hub_test_needs():
