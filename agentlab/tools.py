@@ -144,12 +144,18 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     args: dict[str, str] = {}
     section_indent = entry_indent = None  # inside an Args: section, and inside an entry
     current = None
+    param_indent = None  # after a ":param x:" line: its description goes on, indented more
     for line in doc.splitlines():
         text, indent = line.strip(), len(line) - len(line.lstrip())
         param = re.match(r":param\s+(?:\w+\s+)?(\w+):\s*(.*)", text)
         if param:
-            current, args[param[1]] = param[1], param[2]
+            current, args[param[1]], param_indent = param[1], param[2], indent
             continue
+        if param_indent is not None:
+            if text and indent > param_indent and not text.startswith(":"):
+                args[current] += " " + text
+                continue
+            param_indent = None  # a blank line, another field (":returns:") or prose
         if text in ("Args:", "Arguments:", "Parameters:"):
             section_indent, entry_indent, current = indent, None, None
             continue

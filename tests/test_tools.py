@@ -70,6 +70,24 @@ def test_rest_style_docstrings_and_name_override():
     assert add(2, 3) == 5 and add(a=2, b=3) == 5  # still a plain function
 
 
+def test_a_rest_params_description_goes_on_over_its_indented_lines():
+    @tool
+    def convert(amount: float, unit: str) -> str:
+        """Convert an amount.
+
+        :param amount: how much, a number
+            that may have decimals.
+        :param str unit: "C" or "F"
+        :returns: the converted amount,
+            as text.
+        """
+        return f"{amount}{unit}"
+
+    properties = convert.schema["function"]["parameters"]["properties"]
+    assert properties["amount"]["description"] == "how much, a number that may have decimals."
+    assert properties["unit"]["description"] == '"C" or "F"'  # :returns: is not a parameter's
+
+
 def test_untyped_or_unsupported_arguments_are_refused_at_definition():
     with pytest.raises(TypeError, match="needs a type hint"), \
             pytest.warns(UserWarning, match="has no docstring"):  # a lambda has none either
