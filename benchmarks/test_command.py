@@ -15,9 +15,16 @@ checks must pass in both. Beside the wall time, the CPU time of the whole proces
 (pytest, its workers, the kernels and subprocesses), which a loaded machine changes less. With --workers, this tree also runs with `-n N` for each N given,
 to show how the command scales with cores.
 
+Which environment runs it matters: the README's setup installs the `test` extra only, so the
+hub's and the agent frameworks' tests skip there (CI adds the `hub` and `compat` extras). Run
+the script with the Python of an environment made as the README says to time what a student
+times; the first lines say which extras it has. `--same-checks` leaves out of both sessions the
+test files and notebooks the earlier commit did not have (the files both have may still hold
+more checks now).
+
     python benchmarks/test_command.py                     # against 9b54b39
-    python benchmarks/test_command.py --workers 1         # ... and this tree on one worker
-    python benchmarks/test_command.py --extra=--ignore=tests/test_any_day.py   # like for like
+    python benchmarks/test_command.py --workers 1,2       # ... and this tree on 1 and 2 workers
+    python benchmarks/test_command.py --same-checks       # only the files 9b54b39 had
 """
 
 from __future__ import annotations
@@ -80,6 +87,27 @@ def extract(commit: str, into: pathlib.Path) -> pathlib.Path:
     return target
 
 
+def added_since(commit: str) -> list[str]:
+    """The test files and notebooks this tree has and `commit` had not."""
+    def tests_and_notebooks(listing: list[str]) -> set[str]:
+        out = subprocess.run(["git", *listing, "--", "tests", "notebooks"], cwd=ROOT,
+                             check=True, capture_output=True, text=True).stdout.split()
+        return {path for path in out
+                if path.endswith(".ipynb") or re.search(r"(^|/)test_[^/]*\.py$", path)}
+    return sorted(tests_and_notebooks(["ls-files"])
+                  - tests_and_notebooks(["ls-tree", "-r", "--name-only", commit]))
+
+
+def extras_installed() -> str:
+    """Which of the project's optional test extras this Python's environment has."""
+    from importlib.util import find_spec
+
+    have = {"hub": find_spec("jupyterhub") is not None,
+            "compat": find_spec("smolagents") is not None}
+    return ", ".join(f"{name} {'installed' if on else 'absent: its tests skip'}"
+                     for name, on in have.items())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base", default=STARTING_COMMIT)
@@ -88,18 +116,26 @@ def main() -> None:
                         help="only these paths, e.g. notebooks (the notebooks' execution)")
     parser.add_argument("--extra", default="", help="more pytest options for every session, "
                         "e.g. --extra=--ignore=tests/test_any_day.py (a module only one has)")
+    parser.add_argument("--same-checks", action="store_true", help="leave out the test files "
+                        "and notebooks the earlier commit did not have, in both sessions")
     args = parser.parse_args()
     results = {}
     with tempfile.TemporaryDirectory(prefix="agentlab-suite-") as folder:
         base = extract(args.base, pathlib.Path(folder))
         options = [*args.extra.split(), *args.paths]
+        if args.same_checks:
+            left_out = added_since(args.base)
+            print(f"Left out of both sessions (not in {args.base}): {' '.join(left_out)}")
+            options += [f"--ignore={path}" for path in left_out]
         results[f"{args.base} (its own settings)"] = session(base, options, imports_from=base)
         results["now (its own settings)"] = session(ROOT, options, imports_from=None)
         for workers in filter(None, args.workers.split(",")):
             results[f"now with -n {workers}"] = session(ROOT, ["-n", workers, *options], None)
-    command = " ".join(["python -m pytest", *options])
+    command = " ".join(["python -m pytest", *options]) if not args.same_checks else (
+        " ".join(["python -m pytest", *args.extra.split(), *args.paths]) + " (same checks)")
     print(f"The README's test command, `{command}`, whole sessions one after another "
-          f"({os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the end):")
+          f"({os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the end; "
+          f"{sys.executable}: {extras_installed()}):")
     first = next(iter(results.values()))["seconds"]
     for name, result in results.items():
         print(f"  {name:32} {result['seconds']:7.1f} s  {result['seconds'] / first:5.2f}x  "
