@@ -23,8 +23,18 @@ def needs(module: str, package: str):
     """Skip a case, saying why, when its framework is not installed. Looked up, not imported:
     the frameworks take seconds to import, which every pytest-xdist worker would pay while
     collecting; each is imported by the test that runs it."""
-    return pytest.mark.skipif(importlib.util.find_spec(module) is None,
+    return pytest.mark.skipif(not installed(module),
                               reason=f"{package} is not installed: pip install -e '.[compat]'")
+
+
+def installed(module: str) -> bool:
+    """Whether `module` can be imported, without importing it. For a submodule find_spec
+    imports its parent package, and raises when that is missing (llama_index.core without
+    llama_index)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 @pytest.fixture(scope="module")

@@ -544,6 +544,41 @@ def test_the_wind_down_starts_when_less_than_two_steps_of_time_are_left():
     assert look_ahead(None, left=0.1) is None  # no step yet: no measure of a step's time
 
 
+def test_run_agent_gives_the_look_ahead_the_tools_schemas_on_the_first_step():
+    """Before the first call no prompt size is known: the tools' schemas count, and a long
+    description (4,000 characters) is enough to end a budget. With money for this call and the
+    answer only if the schemas were left out, the first step is the last: told to answer."""
+    from agentlab.loop import _after_this_step
+
+    @tool(name="get_weather", description="Get the weather in a city. " * 150)
+    def weather(city: str) -> str:
+        return "rain"
+
+    def tools_unless_told_to_answer(model, messages, tools, tool_choice, **options):
+        if tool_choice == "none":
+            return {"role": "assistant", "content": "I cannot look it up: no money left."}
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Lima"}'}}]}
+
+    client = connect(respond=tools_unless_told_to_answer)
+    limits = Limits(max_steps=5)
+    messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": "Weather in Lima?"}]
+
+    def this_call_and_the_answer(schemas) -> float:
+        spend = Budget(1.0, client.priced_as(client.default_model))
+        return (spend.call_bound(messages, schemas, limits.max_output_tokens)
+                + spend.call_bound(_after_this_step(messages, limits), schemas,
+                                   limits.max_output_tokens))
+
+    between = (this_call_and_the_answer([weather.schema]) + this_call_and_the_answer(None)) / 2
+    run = run_agent("Weather in Lima?", [weather], client=client, wind_down=True,
+                    limits=Limits(max_steps=5, max_cost_usd=between))
+    assert len(run.steps) == 1 and not run.steps[0].tool_calls
+    assert run.answer == "I cannot look it up: no money left." and run.stop_reason == "max_cost"
+
+
 def test_the_step_limit_note_counts_steps_from_one():
     run = run_agent("What is 2 + 2?", COURSE_TOOLS, model="tutor-looper", wind_down=True,
                     limits=Limits(max_steps=3))
@@ -608,6 +643,53 @@ def test_the_wind_down_answers_even_after_more_results_than_it_reserved_room_for
     withheld = [c for _, _, calls in endings for c in calls if c.result.startswith(
         '{"error": "result withheld')]
     assert withheld and all(c.error.startswith("withheld") for c in withheld)
+
+
+def test_the_wind_down_withholds_only_the_newest_results_of_its_step_and_says_so():
+    """Which results make room for the answer: the newest of the last step's, as many as the
+    answer needs and no more, and each one withheld is marked in the step's record as in the
+    messages the model is sent."""
+    from agentlab.loop import WITHHELD
+
+    @tool(name="get_weather")
+    def long_weather(city: str) -> str:
+        """Get the weather in a city, with a long report."""
+        return "rain, " * 1000
+
+    def one_call_then_eight_then_answer(model, messages, tools, tool_choice, **options):
+        if tool_choice == "none":
+            return {"role": "assistant", "content": "It rains everywhere."}
+        calls = 1 if len(messages) == 2 else 8
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{len(messages)}_{i}", "type": "function",
+             "function": {"name": "get_weather", "arguments": json.dumps({"city": f"c{i}"})}}
+            for i in range(calls)]}
+
+    client = connect(respond=one_call_then_eight_then_answer)
+    withheld_counts = set()
+    for i in range(24):  # $0.0044 to $0.0097: from no second step to nothing withheld
+        budget = 0.0044 * 1.035 ** i
+        # No cap on results: eight of 6,000 characters come in where the look-ahead allowed
+        # for fewer, so the wind-down must withhold some to afford the answer.
+        limits = Limits(max_cost_usd=budget, max_steps=3, max_output_tokens=400,
+                        max_result_chars=None)
+        run = run_agent("Weather in nine cities?", [long_weather], client=client,
+                        wind_down=True, limits=limits)
+        assert run.cost_usd <= budget
+        if len(run.steps) < 2 or not run.steps[1].tool_calls:
+            continue
+        assert run.answer == "It rains everywhere.", (budget, run.stop_reason, run.stop_detail)
+        first, second = run.steps[0].tool_calls, run.steps[1].tool_calls
+        results = {m["tool_call_id"]: m["content"] for m in run.messages if m["role"] == "tool"}
+        assert all(results[c.id] != WITHHELD and c.result != WITHHELD for c in first)
+        for call in second:  # the record says what the model saw, withheld or not
+            assert call.result == results[call.id]
+            assert (call.error or "").startswith("withheld") == (call.result == WITHHELD)
+        withheld = [call.result == WITHHELD for call in second]
+        # the newest results go first: once one is withheld, every later one is too
+        assert withheld == sorted(withheld), withheld
+        withheld_counts.add(sum(withheld))
+    assert {0, 1, 2, 3, 4} <= withheld_counts  # the sweep crossed the whole range
 
 
 # --- small helpers, at their edges --------------------------------------------------------------

@@ -325,6 +325,35 @@ def test_an_error_with_an_answer_names_no_address():
     assert "sent to" not in run.stop_detail  # the server answered: its message says enough
 
 
+def test_an_error_with_an_answer_from_a_real_address_names_no_address():
+    """A server on this machine (agentlab serve, which refuses an unknown model with a 404 as
+    the real API does) answered: its status and message say what was wrong, not where."""
+    from server_helpers import running_server
+
+    with running_server() as (host, port):
+        client = connect("no-such-model", base_url=f"http://{host}:{port}/v1",
+                         api_key="sk-test-key", priced_as="gpt-4o-mini", max_retries=0)
+        run = run_agent("What is 2 + 2?", COURSE_TOOLS, client=client)
+    assert run.stop_reason == "error" and "(HTTP 404)" in run.stop_detail
+    assert "sent to" not in run.stop_detail and str(port) not in run.stop_detail
+
+
+def test_the_tutor_names_no_address_when_its_request_fails_to_connect():
+    """An error with no answer that carries the tutor's URL (a transport that fails): the
+    reserved .invalid address is not a base URL to fix, so it is not named."""
+    from agentlab.server import sdk_http
+
+    http = sdk_http()
+
+    def refuse(request):
+        raise http.ConnectError("connection refused", request=request)
+
+    client = connect("tutor", transport=http.MockTransport(refuse), max_retries=0)
+    run = run_agent(COAT, COURSE_TOOLS, client=client)
+    assert run.stop_reason == "error" and "APIConnectionError" in run.stop_detail
+    assert "sent to" not in run.stop_detail and ".invalid" not in run.stop_detail
+
+
 def test_a_client_error_is_not_retried():
     handler, calls = fails_after(0, status=400)
     run = run_agent(COAT, COURSE_TOOLS, client=connect("tutor", transport=make_transport(handler)))
