@@ -441,18 +441,31 @@ def make_room_for_the_answer(spend: Budget, messages, schemas, limits, run: Run)
     allowed for (more than 3 calls, or max_result_chars=None): withhold the newest results,
     one by one, until the final call fits the budget. The records show what the model saw.
 
+    Only what helps is withheld: a result no longer than the note that replaces it stays, and
+    if withholding every longer one still leaves no room, nothing is withheld (the run then
+    stops at its budget, its records holding every result that came in).
+
     Example: 8 results of 4,000 characters and money for 3 -> the newest 5 become WITHHELD.
     """
-    withheld = {}
+    def fits() -> bool:
+        return spend.refuse_call(messages, schemas, limits.max_output_tokens) is None
+
+    withheld = []  # (message, the result it held)
     for message in reversed(messages):
-        if spend.refuse_call(messages, schemas, limits.max_output_tokens) is None:
+        if fits():
             break
         if message["role"] == "assistant":  # only this step's results, never older ones
             break
-        if message["role"] == "tool" and message["content"] != WITHHELD:
-            message["content"] = withheld[message["tool_call_id"]] = WITHHELD
-    for call in run.steps[-1].tool_calls if run.steps and withheld else []:
-        if call.id in withheld:
+        if message["role"] == "tool" and len(message["content"]) > len(WITHHELD):
+            withheld.append((message, message["content"]))
+            message["content"] = WITHHELD
+    if withheld and not fits():  # no room even so: give the results back
+        for message, result in withheld:
+            message["content"] = result
+        return
+    ids = {message["tool_call_id"] for message, _ in withheld}
+    for call in run.steps[-1].tool_calls if run.steps and ids else []:
+        if call.id in ids:
             call.result, call.error = WITHHELD, "withheld to leave money for the final answer"
 
 

@@ -692,6 +692,51 @@ def test_the_wind_down_withholds_only_the_newest_results_of_its_step_and_says_so
     assert {0, 1, 2, 3, 4} <= withheld_counts  # the sweep crossed the whole range
 
 
+def test_the_wind_down_withholds_nothing_that_cannot_help():
+    """A result no longer than the note that would replace it is kept (withholding it would
+    only lengthen the prompt), and when withholding every longer one of the step still leaves
+    no room for the answer, none is withheld: the run stops at its budget with every result in
+    its records, not with results given up for an answer never asked for. An older step's
+    results are never withheld."""
+    from agentlab.loop import WITHHELD
+
+    @tool
+    def look_up(item: str) -> str:
+        """Look an item up."""
+        return "a long report, " * 100 if item.startswith("long") else "ok"
+
+    def one_then_sixty(model, messages, tools, tool_choice, **options):
+        if tool_choice == "none":
+            return {"role": "assistant", "content": "Done."}
+        items = ["long first"] if len(messages) == 2 else [
+            f"long {i}" if i < 10 else f"short {i}" for i in range(60)]
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{len(messages)}_{i}", "type": "function",
+             "function": {"name": "look_up", "arguments": json.dumps({"item": item})}}
+            for i, item in enumerate(items)]}
+
+    client = connect(respond=one_then_sixty)
+    outcomes = set()
+    for i in range(20):  # $0.0039 to $0.0047: no room at all, some withheld, none needed
+        budget = 0.0039 * 1.01 ** i
+        limits = Limits(max_cost_usd=budget, max_steps=3, max_output_tokens=2048,
+                        max_result_chars=300)
+        run = run_agent("Look them up.", [look_up], client=client, wind_down=True,
+                        limits=limits)
+        if len(run.steps) < 2 or not run.steps[1].tool_calls:
+            continue
+        results = {m["tool_call_id"]: m["content"] for m in run.messages if m["role"] == "tool"}
+        assert all(results[c.id] == c.result != WITHHELD for c in run.steps[0].tool_calls)
+        second = run.steps[1].tool_calls
+        assert all(results[call.id] == call.result for call in second)
+        withheld = [call for call in second if call.result == WITHHELD]
+        assert not [call for call in withheld if "short" in call.arguments]
+        if withheld:  # given up only for an answer the run then asked for and got
+            assert run.answer == "Done.", (budget, run.stop_reason)
+        outcomes.add((run.stop_reason if run.answer is None else "answered", bool(withheld)))
+    assert {("max_cost", False), ("answered", True), ("answered", False)} <= outcomes, outcomes
+
+
 # --- small helpers, at their edges --------------------------------------------------------------
 
 def stub_call(name="calculate", arguments='{"expression": "1 + 1"}'):
