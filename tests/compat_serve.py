@@ -30,10 +30,10 @@ def needs(module: str, package: str):
 def installed(module: str) -> bool:
     """Whether `module` can be imported, without importing it. For a submodule find_spec
     imports its parent package, and raises when that is missing (llama_index.core without
-    llama_index)."""
+    llama_index) or broken."""
     try:
         return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
+    except (ImportError, ValueError):  # ValueError: a module in sys.modules without a spec
         return False
 
 

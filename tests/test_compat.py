@@ -60,16 +60,3 @@ def test_the_modes_under_test_are_the_issues_eleven():
                 for mode in modes}
     assert pairs == expected and len(pairs) == 11
 
-
-def test_a_missing_framework_skips_its_cases_even_named_by_a_submodule(monkeypatch):
-    """The README's environment has no compat extra: every case must skip there, saying why,
-    not stop the collection (llama_index.core was looked up without llama_index: an error)."""
-    import sys
-
-    from compat_serve import installed
-
-    monkeypatch.setitem(sys.modules, "llama_index", None)  # as if not installed
-    assert not installed("llama_index.core") and not installed("no_such_framework")
-    assert installed("json") and installed("email.mime")
-    mark = needs("llama_index.core", "llama-index-core").mark
-    assert mark.args == (True,) and "pip install -e '.[compat]'" in mark.kwargs["reason"]

@@ -51,6 +51,23 @@ def test_ci_runs_the_readmes_test_command_after_adding_the_compat_extra():
     assert "set -euo pipefail" in script  # a failing step fails CI; pytest's status is CI's
 
 
+def test_a_missing_framework_skips_its_cases_even_named_by_a_submodule(monkeypatch):
+    """The README's environment has no compat extra: its cases must skip there, saying why,
+    not stop the collection (llama_index.core was looked up without llama_index: an error).
+    Here llama_index is hidden, with any of its modules an earlier test imported."""
+    import sys
+
+    from compat_serve import installed, needs
+
+    for name in [n for n in sys.modules if n == "llama_index" or n.startswith("llama_index.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "llama_index", None)  # as if not installed
+    assert not installed("llama_index.core") and not installed("no_such_framework")
+    assert installed("json") and installed("email.mime")
+    mark = needs("llama_index.core", "llama-index-core").mark
+    assert mark.args == (True,) and "pip install -e '.[compat]'" in mark.kwargs["reason"]
+
+
 def test_the_course_command_serves_the_notebooks_in_jupyterlab(course_lab):
     """`agentlab course` for real (conftest's course_lab, which the browser test also uses):
     JupyterLab answers on /lab and lists the notebooks."""
