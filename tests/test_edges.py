@@ -737,6 +737,42 @@ def test_the_wind_down_withholds_nothing_that_cannot_help():
     assert {("max_cost", False), ("answered", True), ("answered", False)} <= outcomes, outcomes
 
 
+def test_the_wind_down_never_withholds_an_older_steps_result():
+    """make_room_for_the_answer on its own, with a budget that counts characters: the last
+    step's two results cannot make room however they are cut, the first step's could. It is
+    kept all the same (the model has read it already), and so are the last step's: the run
+    will stop at its budget, and its records keep every result."""
+    from types import SimpleNamespace
+
+    from agentlab.loop import make_room_for_the_answer
+    from agentlab.records import ToolCall
+
+    long = "x" * 1000
+
+    class CountsCharacters:
+        def refuse_call(self, messages, schemas, max_output_tokens):
+            return None if sum(len(m.get("content") or "") for m in messages) <= 900 else "no"
+
+    def call(i):
+        return {"id": f"call_{i}", "type": "function",
+                "function": {"name": "look_up", "arguments": "{}"}}
+
+    messages = [{"role": "user", "content": "Look it up."},
+                {"role": "assistant", "content": None, "tool_calls": [call(0)]},
+                {"role": "tool", "tool_call_id": "call_0", "content": long},
+                {"role": "assistant", "content": None, "tool_calls": [call(1), call(2)]},
+                {"role": "tool", "tool_call_id": "call_1", "content": long},
+                {"role": "tool", "tool_call_id": "call_2", "content": long},
+                {"role": "user", "content": "[agentlab] Answer now."}]
+    before = [dict(m) for m in messages]
+    records = [ToolCall(id=f"call_{i}", name="look_up", arguments="{}", result=long)
+               for i in (1, 2)]
+    run = SimpleNamespace(steps=[SimpleNamespace(tool_calls=records)])
+    make_room_for_the_answer(CountsCharacters(), messages, [], Limits(), run)
+    assert messages == before
+    assert all(r.result == long and r.error is None for r in records)
+
+
 # --- small helpers, at their edges --------------------------------------------------------------
 
 def stub_call(name="calculate", arguments='{"expression": "1 + 1"}'):
