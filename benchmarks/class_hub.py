@@ -207,10 +207,10 @@ def ended(noted, within: float = 0) -> bool:
 
     deadline = time.monotonic() + within
     while True:
-        try:
-            if noted.status() == psutil.STATUS_ZOMBIE:
+        try:  # is_running: False too when its number was given to another process
+            if not noted.is_running() or noted.status() == psutil.STATUS_ZOMBIE:
                 return True
-        except psutil.NoSuchProcess:  # gone, or its number given to another process
+        except psutil.NoSuchProcess:
             return True
         if time.monotonic() >= deadline:
             return False
