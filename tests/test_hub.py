@@ -12,9 +12,9 @@ import asyncio
 import importlib.util
 import json
 import os
+import pathlib
 import re
 import signal
-import pathlib
 import sys
 import urllib.parse
 
