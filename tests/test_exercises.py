@@ -173,6 +173,20 @@ def test_check_temperature_tool():
     refused(ex.check_temperature_tool(lambda c: c * 9 / 5 + 32), "@tool")
 
 
+def test_check_temperature_tool_does_not_wait_for_jsonschema(monkeypatch):
+    """The first check a student runs in notebook 02 does not import jsonschema (about a second
+    of its format checker's grammars): fastjsonschema reads the schema, and a broken schema
+    accepts nothing."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "jsonschema", None)  # importing it would now fail
+    assert ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 / 5 + 32))
+    assert ex._schema_accepts({"type": "object"}, {"celsius": 36.6})
+    assert not ex._schema_accepts({"type": "no such type"}, {"celsius": 36.6})
+    assert not ex._schema_accepts({"properties": {"celsius": {"type": "integer"}}},
+                                  {"celsius": 36.6})
+
+
 def test_check_temperature_tool_accepts_any_annotation_that_takes_36_6():
     assert ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 / 5 + 32,
                                                        annotation=float | int))
