@@ -191,30 +191,32 @@ def stop_hub(process: subprocess.Popen, seconds: float = 30) -> list:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)  # the group this script started, and only it
     process.wait()
-    if not all(ended(p, within=5) for p in started):
-        for leftover in started:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                leftover.kill()  # psutil checks it is still the process noted, not a new one
-        all(ended(p, within=5) for p in started)
+    for leftover in still_running(started, seconds=5):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            leftover.kill()  # psutil checks it is still the process noted, not a new one
+    still_running(started, seconds=5)
     return started
 
 
-def ended(noted, within: float = 0) -> bool:
-    """Whether a noted process has ended, waiting up to `within` seconds. A zombie has ended:
-    the hub's orphans are reaped by the machine's first process, which in some containers
-    never reaps them."""
+def still_running(noted: list, seconds: float = 0) -> list:
+    """Those of the noted processes that have not ended, after waiting up to `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = [process for process in noted if not ended(process)]
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.05)
+
+
+def ended(noted) -> bool:
+    """Whether a noted process has ended. A zombie has: the hub's orphans are reaped by the
+    machine's first process, which in some containers never reaps them."""
     import psutil
 
-    deadline = time.monotonic() + within
-    while True:
-        try:  # is_running: False too when its number was given to another process
-            if not noted.is_running() or noted.status() == psutil.STATUS_ZOMBIE:
-                return True
-        except psutil.NoSuchProcess:
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
+    try:  # is_running: False too when its number was given to another process
+        return not noted.is_running() or noted.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
 
 
 # --- a student, through the hub's and their own server's APIs ---------------------------------

@@ -122,17 +122,16 @@ def main() -> None:
     results = {}
     with tempfile.TemporaryDirectory(prefix="agentlab-suite-") as folder:
         base = extract(args.base, pathlib.Path(folder))
-        options = [*args.extra.split(), *args.paths]
+        shown = options = [*args.extra.split(), *args.paths]
         if args.same_checks:
             left_out = added_since(args.base)
             print(f"Left out of both sessions (not in {args.base}): {' '.join(left_out)}")
-            options += [f"--ignore={path}" for path in left_out]
+            options = [*shown, *(f"--ignore={path}" for path in left_out)]
         results[f"{args.base} (its own settings)"] = session(base, options, imports_from=base)
         results["now (its own settings)"] = session(ROOT, options, imports_from=None)
         for workers in filter(None, args.workers.split(",")):
             results[f"now with -n {workers}"] = session(ROOT, ["-n", workers, *options], None)
-    command = " ".join(["python -m pytest", *options]) if not args.same_checks else (
-        " ".join(["python -m pytest", *args.extra.split(), *args.paths]) + " (same checks)")
+    command = " ".join(["python -m pytest", *shown]) + (" (same checks)" * args.same_checks)
     print(f"The README's test command, `{command}`, whole sessions one after another "
           f"({os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the end; "
           f"{sys.executable}: {extras_installed()}):")

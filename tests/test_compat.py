@@ -59,4 +59,3 @@ def test_the_modes_under_test_are_the_issues_eleven():
     expected = {(name, mode) for name, modes in frameworks.FRAMEWORK_MODES.items()
                 for mode in modes}
     assert pairs == expected and len(pairs) == 11
-
