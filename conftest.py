@@ -85,7 +85,18 @@ def pytest_xdist_auto_num_workers(config):
 
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # pytest-xdist's own hook reads it
-    return one_per_core(config) + 1
+    return min(one_per_core(config), usable_cores()) + 1
+
+
+def usable_cores() -> int:
+    """The cores this process may run on. A container given some of a machine's cores, or
+    `taskset`, allows fewer than the machine has, and pytest-xdist counts the machine's when
+    psutil is installed (ipykernel installs it): five workers on one allowed core would only
+    take turns. macOS and Windows have no such call: there it is every core."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 def notebook_of(nodeid: str) -> str | None:

@@ -12,8 +12,11 @@ is timed from spawn to exit, with Python's bytecode caches written as on a stude
 (PYTHONDONTWRITEBYTECODE removed: with it, every session would re-compile the tests'
 asserts). The outcomes (passed, failed, skipped) are printed beside each time: the same
 checks must pass in both. Beside the wall time, the CPU time of the whole process tree
-(pytest, its workers, the kernels and subprocesses), which a loaded machine changes less. With --workers, this tree also runs with `-n N` for each N given,
-to show how the command scales with cores.
+(pytest, its workers, the kernels and subprocesses), which a loaded machine changes less.
+With --workers, this tree also runs with `-n N` for each N given. With --cores, both sessions
+run on each number of cores given, as on a machine with that many: the session may use only the
+first N of this machine's cores (its CPU affinity, as `taskset` sets it; `-n auto` counts those,
+conftest.py), which shows how each command scales with cores.
 
 Which environment runs it matters: the README's setup installs the `test` extra only, so the
 hub's and the agent frameworks' tests skip there (CI adds the `hub` and `compat` extras). Run
@@ -25,6 +28,7 @@ more checks now).
     python benchmarks/test_command.py                     # against 9b54b39
     python benchmarks/test_command.py --workers 1,2       # ... and this tree on 1 and 2 workers
     python benchmarks/test_command.py --same-checks       # only the files 9b54b39 had
+    python benchmarks/test_command.py --cores 1,2         # both on one core, then on two
 """
 
 from __future__ import annotations
@@ -50,13 +54,18 @@ def environment(tree: pathlib.Path | None) -> dict:
     return env
 
 
-def session(tree: pathlib.Path, extra: list[str], imports_from: pathlib.Path | None) -> dict:
-    """Run the README's command in `tree`; its wall time and outcome counts."""
+def session(tree: pathlib.Path, extra: list[str], imports_from: pathlib.Path | None,
+            cores: int | None = None) -> dict:
+    """Run the README's command in `tree`, on the first `cores` cores this process may use
+    (all of them if None); its wall time and outcome counts."""
+    allowed = sorted(os.sched_getaffinity(0)) if cores else []
     start, cpu = time.perf_counter(), _children_cpu()
     # -rsfE: the failed tests are listed too (the project's -rs lists only the skipped ones)
     out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rsfE",
                           *extra], cwd=tree, capture_output=True, text=True,
-                         env=environment(imports_from))
+                         env=environment(imports_from),
+                         preexec_fn=(lambda: os.sched_setaffinity(0, allowed[:cores]))
+                         if cores else None)
     seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
     summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-500:]
     counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (passed|failed|skipped|error)",
@@ -118,7 +127,12 @@ def main() -> None:
                         "e.g. --extra=--ignore=tests/test_any_day.py (a module only one has)")
     parser.add_argument("--same-checks", action="store_true", help="leave out the test files "
                         "and notebooks the earlier commit did not have, in both sessions")
+    parser.add_argument("--cores", default="", help="run both sessions on each number of "
+                        "this machine's cores given, e.g. 1,2 (Linux: CPU affinity)")
     args = parser.parse_args()
+    core_counts = [int(n) for n in args.cores.split(",") if n] or [None]
+    if args.cores and max(core_counts) > len(os.sched_getaffinity(0)):
+        parser.error(f"--cores: this process may use {len(os.sched_getaffinity(0))} cores")
     results = {}
     with tempfile.TemporaryDirectory(prefix="agentlab-suite-") as folder:
         base = extract(args.base, pathlib.Path(folder))
@@ -127,17 +141,22 @@ def main() -> None:
             left_out = added_since(args.base)
             print(f"Left out of both sessions (not in {args.base}): {' '.join(left_out)}")
             options = [*shown, *(f"--ignore={path}" for path in left_out)]
-        results[f"{args.base} (its own settings)"] = session(base, options, imports_from=base)
-        results["now (its own settings)"] = session(ROOT, options, imports_from=None)
+        for cores in core_counts:
+            on = f", {cores} core{'s' * (cores > 1)}" if cores else ""
+            before = results[f"{args.base} (its own settings{on})"] = session(
+                base, options, base, cores)
+            results[f"now (its own settings{on})"] = {**session(ROOT, options, None, cores),
+                                                      "against": before}
         for workers in filter(None, args.workers.split(",")):
             results[f"now with -n {workers}"] = session(ROOT, ["-n", workers, *options], None)
     command = " ".join(["python -m pytest", *shown]) + (" (same checks)" * args.same_checks)
     print(f"The README's test command, `{command}`, whole sessions one after another "
           f"({os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the end; "
           f"{sys.executable}: {extras_installed()}):")
-    first = next(iter(results.values()))["seconds"]
-    for name, result in results.items():
-        print(f"  {name:32} {result['seconds']:7.1f} s  {result['seconds'] / first:5.2f}x  "
+    first = next(iter(results.values()))
+    for name, result in results.items():  # each against the earlier commit on as many cores
+        against = result.get("against", first)["seconds"]
+        print(f"  {name:41} {result['seconds']:7.1f} s  {result['seconds'] / against:5.2f}x  "
               f"(CPU {result['cpu']:6.1f} s)  {result['summary'].strip('= ')}")
     for name, result in results.items():  # which tests failed, so that a flaky one is seen
         for line in result["failed"]:

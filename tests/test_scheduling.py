@@ -2,7 +2,10 @@
 stay on one worker does, everything else is handed out test by test, the long tests first."""
 
 import importlib.util
+import os
 import pathlib
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -81,6 +84,21 @@ def test_auto_starts_one_worker_more_than_cores_unless_told(monkeypatch):
 
     config = SimpleNamespace(option=SimpleNamespace(numprocesses="auto"))
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
-    assert project_conftest.pytest_xdist_auto_num_workers(config) == one_per_core(config) + 1
+    cores = min(one_per_core(config), project_conftest.usable_cores())
+    assert project_conftest.pytest_xdist_auto_num_workers(config) == cores + 1
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
     assert project_conftest.pytest_xdist_auto_num_workers(config) is None  # xdist's own rule
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_auto_counts_only_the_cores_the_command_may_use():
+    # As in a container given one of the machine's cores: pytest-xdist alone counts them all
+    # (psutil, which ipykernel installs, reads the machine), so every worker would share one.
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "import conftest, types; "
+            "config = types.SimpleNamespace(option=types.SimpleNamespace(numprocesses='auto')); "
+            "print(conftest.pytest_xdist_auto_num_workers(config))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_AUTO_NUM_WORKERS"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.split() == ["2"]  # one core, one worker more
