@@ -108,6 +108,30 @@ def test_a_react_prompt_gets_one_action_then_the_answer_from_the_observation():
     assert "-3" in second
 
 
+@pytest.mark.parametrize("error, drops_it", [
+    ("Error: no tool named search_web; use get_weather or calculate.", True),  # names it
+    ("Error: the tool failed.", False),  # vague: the model cannot tell what to change
+])
+def test_a_react_action_for_a_tool_the_prompt_does_not_list_is_seen_with_its_error(error,
+                                                                                  drops_it):
+    # The hallucinator asks for search_web, which the prompt does not list: the agent's error
+    # for it must reach the model, or it asks again forever (notebook 09's exercise checks
+    # that a loop sends such an error back).
+    messages = [{"role": "system", "content": LLAMAINDEX_REACT},
+                {"role": "user", "content": "What's the weather in Oslo?"}]
+    for _ in range(3):
+        reply = respond("tutor-hallucinator", messages)["content"]
+        if "Action: search_web" not in reply:
+            break
+        messages += [{"role": "assistant", "content": reply},
+                     {"role": "user", "content": f"Observation: {error}"}]
+    asked = sum("Action: search_web" in m["content"] for m in messages)
+    if drops_it:
+        assert asked == 1 and reply.endswith('Action: get_weather\nAction Input: {"city": "Oslo"}')
+    else:  # it gives up after two vague errors, and says what the error said
+        assert asked == 2 and "Answer: " in reply and "the tool failed" in reply
+
+
 def test_a_langchain_scratchpad_is_continued_and_ends_with_final_answer():
     first = ask([{"role": "user", "content": LANGCHAIN_REACT}])
     assert first.startswith(" ") and "Action: calculate\nAction Input: " in first

@@ -46,6 +46,7 @@ _ACTION = re.compile(r"^[ \t]*Action[ \t]*\d*[ \t]*:[ \t]*(.+?)[ \t]*\n[ \t]*Act
 _OBSERVATION = re.compile(r"^[ \t]*Observation[ \t]*\d*[ \t]*:[ \t]*", re.M)
 _NEXT_STEP = re.compile(r"^[ \t]*(?:Thought|Action|Final Answer|Answer)[ \t]*:", re.M)
 _TOOL_NAME = re.compile(r"^> Tool Name:[ \t]*(\S+)", re.M)  # LlamaIndex's tool list
+_TOOL_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")  # a name a model could mean as a tool
 _ONE_OF = re.compile(r"one of \[?([A-Za-z0-9_, \t-]+)\]?")  # "Action: ... (one of a, b)"
 # Code actions: a Python function stub per tool, and the tags a snippet goes between.
 # (Docstrings and descriptions are read up to a few thousand characters: a bounded lazy match keeps a
@@ -211,7 +212,10 @@ def _react_steps(text: str, names: set[str]) -> list[tuple[str, str, str | None]
             given = rest.split("\n")[0].strip()
         after = _OBSERVATION.search(rest)
         seen = _until_next_step(rest[after.end():]) if after else None
-        if name in names:
+        # An action for a tool the prompt does not list is kept too: once observed (here or in
+        # the next message), the model sees the agent's error for it, and a model that asked
+        # for a tool that does not exist drops it when the error names it.
+        if name in names or _TOOL_LIKE.fullmatch(name):
             steps.append((name, given, seen))
     return steps
 
@@ -236,7 +240,7 @@ def _as_api(steps: list[tuple[str, str, str | None]], tools: list[dict]) -> list
         if seen is None:
             continue  # an action never observed (cut off, or still running): not made
         call_id = f"text_call_{i}"
-        arguments = _arguments(given, by_name[name].get("parameters", {}))
+        arguments = _arguments(given, by_name.get(name, {}).get("parameters", {}))
         out.append({"role": "assistant", "content": None, "tool_calls": [
             {"id": call_id, "type": "function",
              "function": {"name": name, "arguments": json.dumps(arguments)}}]})
