@@ -922,31 +922,54 @@ REACT_TASKS = {  # task -> what the answer must say, from the tools' own results
 }
 
 
+# The models check_react_loop tries, and what each asks of the loop beyond the tutor's tasks.
+REACT_MODELS = {
+    TUTOR: "run the action's tool and send its result back as 'Observation: ...' until the "
+           "reply has an Answer",
+    "tutor-base": "the model made that up: send stop=['Observation:'] so its reply ends after "
+                  "Action Input, and run the tool yourself",
+    "tutor-hallucinator": "it asks for search_web, a tool that is not in TOOLS: never look it up "
+                          "or run it, send back an Observation whose error names it (and the "
+                          "tools there are), and it asks for a real one",
+    "tutor-sloppy": "it writes an Action Input that is not JSON, then arguments of the wrong "
+                    "type: send each error back as the Observation (the parse error, the "
+                    "tool's own exception), saying what was wrong, and it fixes them",
+}
+
+
 def check_react_loop(react_loop) -> Verdict:
     """react_loop(task, model) -> the answer, from a text-ReAct loop over the course's tools.
 
-    Tried on two tasks with the tutor, and with `tutor-base`, which writes past its turn (a
+    Tried on two tasks with the tutor; with `tutor-base`, which writes past its turn (a
     made-up Observation, "42", and an answer from it) unless the request's stop sequence ends
-    its reply: a loop that sends no stop, or trusts text after its Action, answers 42.
+    its reply: a loop that sends no stop, or trusts text after its Action, answers 42; with
+    `tutor-hallucinator`, which asks for a tool that does not exist, and `tutor-sloppy`, whose
+    Action Input is broken JSON, then wrongly typed: each answers right only if the loop sends
+    the error back as the Observation, and a loop that crashes on them or runs whatever name it
+    reads fails. (A loop that catches every error but has no allowlist is not caught here:
+    none of these models names a function that exists outside TOOLS.)
     """
-    for model in (TUTOR, "tutor-base"):
+    example = None  # the tutor's first answer, shown when every model got it right
+    for model, hint in REACT_MODELS.items():
         for task, expected in REACT_TASKS.items():
             answer, failed = _attempt(f"react_loop({task!r}, model={model!r})", react_loop,
                                       task, model=model)
             if failed is not None:
-                return failed
-            if _is_stub_result(answer):
+                return failed if model == TUTOR else Verdict(False, f"{failed.message}: {hint}")
+            if _is_stub_result(answer) and model == TUTOR:
                 return Verdict(False, f"react_loop returned {_short(answer)}: fill in the stub")
+            if _is_stub_result(answer):
+                return Verdict(False, f"with {model}, react_loop({task!r}) gave no answer "
+                               f"({_short(answer)}): {hint}")
             if not isinstance(answer, str):
                 return Verdict(False, f"return the answer's text, not {_short(answer)}")
             if expected() not in answer:
-                hint = ("the model made that up: send stop=['Observation:'] so its reply ends "
-                        "after Action Input, and run the tool yourself" if model == "tutor-base"
-                        else "run the action's tool and send its result back as 'Observation: "
-                        "...' until the reply has an Answer")
                 return Verdict(False, f"with {model} the answer to {task!r} should say "
                                f"{expected()}, got {_short(answer)}: {hint}")
-    return Verdict(True, f"right with the tutor and with tutor-base, e.g. {_short(answer)}")
+            example = example or answer
+    return Verdict(True, "right with the tutor, with tutor-base (which writes past its turn) "
+                   "and with models that ask for a missing tool or send broken arguments, "
+                   f"e.g. {_short(example)}")
 
 
 CODE_ALLOWED = [  # snippets an allowlist must let through (tools: get_weather, calculate)

@@ -540,9 +540,11 @@ When you can answer, write:
 Answer: your answer"""
 
 
-def _react_loop(stop=("Observation:",), answer_first=False):
-    """A text-ReAct loop as notebook 09 builds it; stop=None and answer_first=True are the
-    two mistakes check_react_loop must catch."""
+def _react_loop(stop=("Observation:",), answer_first=False, allowlist=True, errors_back=True):
+    """A text-ReAct loop as notebook 09 builds it; stop=None, answer_first=True,
+    allowlist=False (it looks up whatever name it reads) and errors_back=False (a broken
+    Action Input or a tool's exception stops it) are the mistakes check_react_loop must
+    catch."""
     import re
 
     from agentlab.toolkit import calculate, get_weather
@@ -556,10 +558,19 @@ def _react_loop(stop=("Observation:",), answer_first=False):
             text = sdk.chat.completions.create(model=model, messages=messages,
                                                stop=list(stop) if stop else None
                                                ).choices[0].message.content
-            action = re.search(r"Action:\s*(\S+)\s*\nAction Input:\s*(\{.*?\})", text, re.S)
+            action = re.search(r"Action:\s*(\S+)\s*\nAction Input:\s*(.*)", text, re.S)
             if "Answer:" in text and (answer_first or not action):
                 return text.split("Answer:", 1)[1].strip()
-            result = tools[action[1]](**json.loads(action[2]))
+            if allowlist and action[1] not in tools:
+                result = {"error": f"unknown tool {action[1]!r}; use one of {list(tools)}"}
+            else:
+                tool = tools[action[1]]  # without the allowlist above, a KeyError ends the loop
+                try:
+                    result = tool(**json.loads(action[2]))
+                except Exception as e:
+                    if not errors_back:
+                        raise
+                    result = {"error": f"{type(e).__name__}: {e}"}
             messages += [{"role": "assistant", "content": text},
                          {"role": "user", "content": f"Observation: {json.dumps(result)}"}]
         return None
@@ -572,6 +583,8 @@ def test_check_react_loop():
     refused(ex.check_react_loop(_react_loop(stop=None, answer_first=True)),
             "send stop=['Observation:']")
     refused(ex.check_react_loop(lambda task, model="tutor": "It is -3 °C in Oslo."), "395")
+    refused(ex.check_react_loop(_react_loop(allowlist=False)), "search_web, a tool that is not")
+    refused(ex.check_react_loop(_react_loop(errors_back=False)), "not JSON, then arguments")
 
 
 def _allowed(code, tool_names, *, attributes=True, parse=True):
