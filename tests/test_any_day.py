@@ -1,10 +1,9 @@
 """The saved notebooks pass strict nbval on any day, at any hour, in any time zone.
 
 Each run below executes notebooks under nbval in a fresh pytest whose processes (pytest itself
-and every kernel it starts) live on another date, through time-machine: it moves a process's
-wall clock (time.time, datetime.now) and leaves the monotonic clocks alone, so timeouts and
-durations behave as usual. The kernels get it from a sitecustomize module on their PYTHONPATH,
-which Python imports at every start; the zone comes from TZ.
+and every kernel it starts) live on another date, through time-machine (tools/wall_clock.py:
+it moves a process's wall clock and leaves the monotonic clocks alone, so timeouts and
+durations behave as usual); the zone comes from TZ.
 
 The course's clock (get_time) is pinned by the project's conftest.py, so what these runs show is
 that nothing else the notebooks print reads the wall clock: a weekday's name once changed a saved
@@ -14,7 +13,6 @@ three zones; the README's command, on a student's laptop, runs the notebooks who
 show the clock on one of them, to keep its cost small.
 """
 
-import datetime
 import os
 import pathlib
 import subprocess
@@ -25,6 +23,8 @@ import pytest
 from agentlab.toolkit import SAVED_NOTEBOOKS_CLOCK
 
 ROOT = pathlib.Path(__file__).parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from wall_clock import travelled  # noqa: E402  (tools/: the notebooks are saved with it too)
 NOTEBOOKS = ROOT / "notebooks"
 EVERY_NOTEBOOK = (sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
                   + sorted(NOTEBOOKS.glob("solutions/[0-9]*.ipynb")))
@@ -40,12 +40,6 @@ DAYS = [
     ("2026-07-15T04:30:00+00:00", "Asia/Kathmandu"),      # a Wednesday, summer; +05:45
 ]
 
-SITECUSTOMIZE = '''\
-import os
-if os.environ.get("AGENTLAB_TEST_TRAVEL"):
-    import time_machine
-    time_machine.travel(float(os.environ["AGENTLAB_TEST_TRAVEL"]), tick=True).start()
-'''
 
 # The project's own nbval options, without the rest of addopts (no nested xdist workers), and
 # without time-machine's pytest plugin: sitecustomize has imported it already.
@@ -63,14 +57,6 @@ def runs():
                 for i, (day, zone) in enumerate(DAYS)]
     day, zone = DAYS[2]  # the longest weekday name: a count that follows it would change
     return [(day, zone, SHOW_THE_CLOCK)]
-
-
-def travelled(tmp_path, day: str, zone: str) -> dict:
-    """An environment whose Python processes start on `day`, in `zone`."""
-    (tmp_path / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    path = os.pathsep.join([str(tmp_path)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    when = datetime.datetime.fromisoformat(day).timestamp()
-    return {**os.environ, "PYTHONPATH": path, "AGENTLAB_TEST_TRAVEL": repr(when), "TZ": zone}
 
 
 def test_the_travel_reaches_the_kernels_processes(tmp_path):
