@@ -138,6 +138,10 @@ def check_observe(observe) -> Verdict:
             if wanted and "not JSON serializable" in failed.message:
                 failed.message += (": an exception is not JSON; send its message as an error, "
                                    "as the refusal cell above does")
+            elif wanted:  # it let the tool's exception out (raised it again, or tripped on it)
+                failed.message += (": a failed call is no reason to stop; append its message "
+                                   "as an error, e.g. json.dumps({'error': str(outcome)}), so "
+                                   "the model can fix its call")
             return failed
         if not isinstance(messages, list) or len(messages) != before + 1:
             added = len(messages) - before if isinstance(messages, list) else "?"

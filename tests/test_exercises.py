@@ -50,6 +50,16 @@ def test_check_observe_accepts_any_readable_text():
     assert ex.check_observe(as_python_prints_it)  # a student review: it was refused
 
 
+def test_check_observe_says_what_to_do_when_the_exception_escapes():
+    def raises_it_again(messages, call, outcome):  # a student review: no hint said what to do
+        if isinstance(outcome, Exception):
+            raise outcome
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(outcome)})
+
+    refused(ex.check_observe(raises_it_again), "raised ValueError", "append its message as an "
+            "error")
+
+
 @pytest.mark.parametrize("write_failure", [
     lambda e: f"ERROR - the tool failed: {e}",
     lambda e: json.dumps({"status": "error", "message": str(e)}),
