@@ -93,7 +93,9 @@ def _check_tool(i: int, tool) -> None:
         raise APIError(400, f"The offline tutor can use only function tools ({{'type': "
                        f"'function', 'name': ..., 'parameters': {{...}}}}), not "
                        f"{str(kind)[:60]!r}.", param=f"tools[{i}].type")
-    validate("FunctionTool", tool, prefix=f"tools[{i}].")
+    # The reference marks `strict` required, but the real API takes a tool without it (client
+    # libraries send such tools): left out, the schema is not held to strict mode here.
+    validate("FunctionTool", {"strict": None, **tool}, prefix=f"tools[{i}].")
     if tool.get("strict") and isinstance(tool.get("parameters"), dict):
         problem = strict_problem(tool["parameters"])
         if problem:
