@@ -56,14 +56,19 @@ class CourseError(Exception):
 
 def find_notebooks(checkout: pathlib.Path | None = None, here: pathlib.Path | None = None
                    ) -> pathlib.Path:
-    """The course's notebooks/ folder: beside the package (an `-e` install of a clone), else in
-    the current folder.
+    """The course's notebooks/ folder: the current folder's when it is a copy of the course
+    (a student copy a teacher checks with their own environment opens itself, not the clone
+    that environment was installed from), else beside the package (an `-e` install of a
+    clone), else any notebooks/ folder here.
 
-    Example: a clone at ~/agentlab -> ~/agentlab/notebooks, from whatever folder you are in.
+    Example: a clone at ~/agentlab -> ~/agentlab/notebooks, from whatever folder you are in;
+             in ~/agentlab-students (a student copy) -> ~/agentlab-students/notebooks.
     """
     checkout = checkout or pathlib.Path(__file__).resolve().parent.parent
     here = here or pathlib.Path.cwd()
-    for folder in (checkout / "notebooks", here / "notebooks"):
+    a_course_here = (here / "agentlab" / "course.py").is_file()
+    for folder in ([here / "notebooks"] if a_course_here else []) + [checkout / "notebooks",
+                                                                      here / "notebooks"]:
         if any(folder.glob("*.ipynb")):
             return folder
     raise CourseError("cannot find the course's notebooks/ folder: run this from the agentlab "

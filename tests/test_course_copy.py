@@ -31,8 +31,12 @@ def test_a_student_copy_has_the_notebooks_and_no_solutions(tmp_path, capsys):
     for needed in ("pyproject.toml", "README.md", "environment.yml", "agentlab/loop.py",
                    "agentlab/exercises.py", "notebooks/sanitize.cfg", "conftest.py"):
         assert (copy / needed).exists(), needed
-    # `agentlab course`, installed from the copy, opens the copy's notebooks.
+    # `agentlab course`, installed from the copy, opens the copy's notebooks; so does one
+    # installed from the clone, run inside the copy (a teacher checking it: a teacher's review
+    # saw the clone's notebooks, solutions and all), and outside it, the clone's.
     assert course.find_notebooks(checkout=copy, here=tmp_path) == copy / "notebooks"
+    assert course.find_notebooks(checkout=CHECKOUT, here=copy) == copy / "notebooks"
+    assert course.find_notebooks(checkout=CHECKOUT, here=tmp_path) == CHECKOUT / "notebooks"
     assert "without notebooks/solutions/" in capsys.readouterr().out
 
 
