@@ -1,6 +1,9 @@
 """JupyterHub for a class on one server: every student gets the agentlab course, offline.
 
-    python3 -m venv /opt/agentlab && /opt/agentlab/bin/pip install "agentlab[hub]"  # or -e .
+    # in a student copy's folder (agentlab course --student-copy); a plain install, not -e,
+    # so no student's kernel reads your clone (its solutions); "agentlab" alone on the package
+    # index is another project
+    python3 -m venv /opt/agentlab && /opt/agentlab/bin/pip install ".[hub]"
     npm install --prefix /opt/agentlab/node configurable-http-proxy
     export PATH=/opt/agentlab/node/node_modules/.bin:$PATH
     export AGENTLAB_CLASS_PASSWORD=...   # the password you give the class (8 characters or more)
