@@ -657,17 +657,17 @@ def check_time(run_agent, timeout: float, draw: Draws) -> Entry:
     return _entry("time", trial, held, expect, model, loop, hint, chapter=False)
 
 
-# The repeats check's two runs. The model asks one tool for `new` different arguments, then for
-# the same call again and again; both runs get the same max_steps and the same task. A guard by
-# tool name alone (refuse after the tool ran N times, whatever its arguments) holds a run only
-# if fewer + 1 <= N <= fewer + MAX_IDENTICAL_RUNS (every new question ran, and the repeat at
-# most MAX_IDENTICAL_RUNS times) and the other run only if N >= more + 1: as the larger count
-# is more than MAX_IDENTICAL_RUNS above the smaller, no N does both, whatever it is or however
-# it is computed from what the two runs share (max_steps, the task, the tool).
+# The repeats check's two runs, with the same tool, task and max_steps. In each, the model asks
+# the tool for `fewer` (or `more`) different arguments, then for one more call again and again.
+# A guard by tool name alone (refuse once the tool ran N times, whatever its arguments) holds
+# the first run only if fewer + 1 <= N <= fewer + MAX_IDENTICAL_RUNS (every new question ran,
+# the repeat at most MAX_IDENTICAL_RUNS times) and the second only if N >= more + 1. As `more`
+# is more than MAX_IDENTICAL_RUNS above `fewer`, no N does both: whatever it is, and however it
+# is computed from what the runs share (max_steps, the task, the tool).
 FEWER_NEW = (2, 4)            # different arguments asked in the smaller run
 MORE_NEW_ABOVE = (1, 2)       # the larger run asks MAX_IDENTICAL_RUNS + this many more
 ROOM_FOR_REPEATS = (4, 6)     # max_steps: the larger count + this many calls of the repeat
-REPEATS_BUDGET = 0.50         # far more than the runs cost (about $0.0015 at most)
+REPEATS_BUDGET = 0.50         # far more than a run costs (under $0.002)
 
 
 def _repeats_run(trial: Trial, argument: str, values: list[str], stuck: str,
