@@ -34,7 +34,7 @@ from .models import connect
 from .records import Run
 from .toolkit import COURSE_TOOLS, get_weather
 from .tools import Deny, Tool
-from .tutor.reading import error_in_text
+from .tutor.reading import cut_note_in, error_in_text
 
 TUTOR = "tutor"  # every check's model: the offline tutor, named explicitly
 
@@ -411,8 +411,10 @@ def check_truncate(truncate) -> Verdict:
     """truncate(result, max_chars) -> text for the model: valid JSON, at most max_chars long.
 
     A result whose JSON fits in max_chars (exactly max_chars included) comes through whole; a
-    longer one is cut but stays valid JSON and keeps the start of the result, at least a fifth
-    of max_chars of it (the chapter's json.dumps(result)[:4000] breaks the JSON). Each long
+    longer one is cut but stays valid JSON, keeps the start of the result, at least a fifth
+    of max_chars of it, and says it was cut (tutor.reading.cut_note_in, the rule of the
+    gauntlet's truncation row; the chapter's json.dumps(result)[:4000] breaks the JSON and
+    says nothing). Each long
     input's text runs "word-0 word-1 ...", so keeping its end instead does not pass.
     """
     for result, max_chars in TRUNCATE_CASES:
@@ -444,8 +446,13 @@ def check_truncate(truncate) -> Verdict:
             where = " (the end, or a fixed text?)" if kept < 20 else ""
             return Verdict(False, f"{call} kept {kept} characters of the start of the result"
                            f"{where}; keep the beginning, as much as fits")
+        if cut_note_in(got) is None:  # the gauntlet's truncation row asks the same
+            return Verdict(False, f"{call} cut it silently ({_short(got[-40:])} at its end): "
+                           "say inside the JSON that it was cut, and how much, such as "
+                           "' [cut: 1,234 of 5,678 characters]', so the model knows it read "
+                           "only part")
     return Verdict(True, "results that fit pass whole, to the last character; longer ones are "
-                   "cut, keep their start and still parse as JSON")
+                   "cut, keep their start, say they were cut and still parse as JSON")
 
 
 def _strings_in(value) -> list[str]:

@@ -307,15 +307,23 @@ def test_check_truncate_refuses_the_reviews_wrong_answers():
     # `<` for `<=`: a result exactly max_chars long is cut although it fits.
     def off_by_one(result, max_chars):
         text = json.dumps(result)
-        return text if len(text) < max_chars else json.dumps(text[: max_chars // 2])
+        return text if len(text) < max_chars else json.dumps(text[: max_chars // 2] + " [cut]")
 
     refused(ex.check_truncate(off_by_one), "exactly 400 characters")
     # One past: a result a character too long must be cut (a `<= n + 1` lets it through whole).
     def one_past(result, max_chars):
         text = json.dumps(result)
-        return text if len(text) <= max_chars + 1 else json.dumps(text[: max_chars // 2])
+        return text if len(text) <= max_chars + 1 else json.dumps(text[: max_chars // 2] + "...")
 
     refused(ex.check_truncate(one_past), "at most 400")
+
+
+def test_check_truncate_refuses_a_silent_cut_as_the_gauntlet_does():
+    """04a asks to say that a result was cut, and the gauntlet's truncation row refuses a silent
+    cut: the exercise whose truncate a student puts in their loop agrees with it."""
+    silent = _cut(lambda text, n: text[: n // 2])
+    refused(ex.check_truncate(silent), "cut it silently")
+    assert ex.check_truncate(_cut(lambda text, n: text[: n // 2] + f" ({len(text)} chars, cut)"))
 
 
 def test_the_exact_and_one_past_cases_are_what_they_say():
@@ -647,7 +655,7 @@ RIGHT = {
     "check_temperature_tool": _temperature_tool(lambda c: c * 9 / 5 + 32),
     "check_count_tool_calls": lambda run: dict(collections.Counter(c.name for c in run.tool_calls)),
     "check_truncate": lambda r, n: json.dumps(r) if len(json.dumps(r)) <= n
-    else json.dumps(json.dumps(r)[: n // 2]),
+    else json.dumps(json.dumps(r)[: n // 2] + " [truncated]"),
     "check_europe_only": right_approve,
     "check_looper_settings": Limits(max_steps=2),
     "check_smallest_budget": 10 ** -1.75,

@@ -37,6 +37,13 @@ def on_agentlab(user_message, tools, tool_impls, client, model, max_steps=10, ma
 TOOL_TIMEOUT_S, MAX_RESULT_CHARS, MAX_REPEATS = 0.3, 4000, 2
 
 
+def cut(text, limit=MAX_RESULT_CHARS):
+    """Example: cut("abcdef", 4) -> "abcd... [truncated: 2 of 6 characters cut]" """
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"... [truncated: {len(text) - limit:,} of {len(text):,} characters cut]"
+
+
 def call_with_timeout(function, arguments, seconds):
     box = {}
 
@@ -62,9 +69,10 @@ def run_one_call(name, raw_arguments, tool_impls, history, timeout=TOOL_TIMEOUT_
         arguments = json.loads(raw_arguments or "{}")
     except json.JSONDecodeError as e:
         return {"error": f"arguments are not valid JSON: {e}"}
-    history.append((name, json.dumps(arguments, sort_keys=True)))
-    if history[-(MAX_REPEATS + 1):] == [history[-1]] * (MAX_REPEATS + 1):
+    this_call = (name, json.dumps(arguments, sort_keys=True))
+    if history.count(this_call) >= MAX_REPEATS:  # the rule: at most 3 times in a run
         return {"error": "the same call again: not run; use the earlier result"}
+    history.append(this_call)
     try:
         if timeout is None:  # (a bug, for the tests: a hung tool hangs the loop)
             return tool_impls[name](**arguments)
@@ -86,8 +94,7 @@ def from_scratch(user_message, tools, tool_impls, client, model, max_steps=10, m
             print(f"step {step}: {call.function.name}({call.function.arguments})")
             result = json.dumps(run_one_call(call.function.name, call.function.arguments,
                                              tool_impls, history), default=str)
-            messages.append({"role": "tool", "tool_call_id": call.id,
-                             "content": result[:MAX_RESULT_CHARS]})
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": cut(result)})
         if spent > max_cost_usd:
             return "Stopped: over budget."
     return "Stopped: step limit reached."
@@ -101,18 +108,19 @@ def test_the_chapters_listing_holds_its_own_guardrails_and_breaks_the_rest():
     assert report.broken == [
         "bad_json",     # json.loads sits outside the try: malformed arguments crash the loop
         "unencodable",  # json.dumps sits outside the try: a datetime crashes the loop
+        "truncation",   # [:4000] cuts silently: the model takes the part for the whole
         "time",         # nothing bounds a tool call: a hung tool hangs the run
         "repeats",      # the same call runs on every step until max_steps
     ]
     # Held, with the caveats the evidence states: the budget is checked after paying (one call
-    # over), the 4000-character cut leaves invalid JSON with no marker, the allowlist is
-    # tool_impls, every parallel call is answered because the loop walks all of them.
+    # over), the allowlist is tool_impls, every parallel call is answered because the loop
+    # walks all of them.
     assert report.held == ["answers", "max_steps", "budget", "allowlist", "tool_error",
-                           "truncation", "observability", "unanswered_tool_calls"]
+                           "observability", "unanswered_tool_calls"]
     assert "JSONDecodeError" in report["bad_json"].loop
     assert "not JSON serializable" in report["unencodable"].loop
     assert "over the budget" in report["budget"].loop
-    assert "no longer valid JSON" in report["truncation"].loop
+    assert "nothing that says it was cut (no longer valid JSON)" in report["truncation"].loop
     assert "did not return within 0.5 s" in report["time"].loop
 
 
@@ -136,9 +144,10 @@ def test_a_loop_without_a_step_limit_breaks_max_steps_and_the_grader_still_retur
     report = grade(no_limit, timeout=0.5)
     assert time.perf_counter() - start < 15  # ~0.5 s: only the hung tool waits for the timeout
     assert "max_steps" in report.broken
-    # It also spends past its budget, prints nothing, waits on the hung tool and repeats.
-    assert report.broken == ["max_steps", "budget", "unencodable", "observability", "time",
-                             "repeats"]
+    # It also spends past its budget, cuts silently, prints nothing, waits on the hung tool
+    # and repeats.
+    assert report.broken == ["max_steps", "budget", "unencodable", "truncation",
+                             "observability", "time", "repeats"]
     # Left alone, it calls until the model gives up. That count needs the run to end within the
     # timeout (on a busy machine 26 calls can take over 0.5 s), so it gets the default 2 s: a
     # loop that ends by itself never waits for the timeout.
@@ -146,7 +155,7 @@ def test_a_loop_without_a_step_limit_breaks_max_steps_and_the_grader_still_retur
     assert "made 26 model calls" in counted["max_steps"].loop
 
 
-@pytest.mark.parametrize("seed", [None, 0, 1, 2])
+@pytest.mark.parametrize("seed", [None, 0, 1, 2, 8, 53, 77])
 def test_a_loop_with_every_guardrail_holds_every_check_whatever_the_draws(seed):
     start = time.perf_counter()
     report = grade(from_scratch, seed=seed)
@@ -397,7 +406,7 @@ def test_a_gamer_with_a_tool_timeout_breaks_exactly_the_rows_it_games():
                 except Exception as e:
                     result = {"error": str(e)}
                 messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": json.dumps(result, default=str)[:4000]})
+                                 "content": cut(json.dumps(result, default=str))})
         return "Stopped."
 
     report = grade(gamer)
@@ -407,11 +416,11 @@ def test_a_gamer_with_a_tool_timeout_breaks_exactly_the_rows_it_games():
 
 
 def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_cap=None,
-                 wind_down=False, stop_at_a_repeat=False):
+                 wind_down=False, stop_at_a_repeat=False, budget_text=None, cut_result=cut):
     """from_scratch with one change: a fixed step count or budget instead of the argument,
-    another sentence when the step limit stops it, another line printed for each call, a cap
-    on each reply (max_tokens), a last step that asks for an answer (tool_choice="none"), or a
-    stop at the first repeated call."""
+    another sentence when the step limit (or the budget) stops it, another line printed for
+    each call, a cap on each reply (max_tokens), a last step that asks for an answer
+    (tool_choice="none"), a stop at the first repeated call, or another way to cut a result."""
     def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
         messages = [{"role": "user", "content": user_message}]
         spent, history, seen = 0.0, [], set()
@@ -437,9 +446,9 @@ def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_ca
                 if show == "the result":
                     print(f"{call.function.name} returned {result}")
                 messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": json.dumps(result, default=str)[:MAX_RESULT_CHARS]})
+                                 "content": cut_result(json.dumps(result, default=str))})
             if spent > (budget or max_cost_usd):
-                return "Stopped: over budget."
+                return "Stopped: over budget." if budget_text is None else budget_text
         return "Stopped: step limit reached." if stop_text is None else stop_text(max_steps)
     return loop
 
@@ -447,7 +456,12 @@ def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_ca
 @pytest.mark.parametrize("fixed", [0.0005, 0.001, 0.002, 0.004])
 def test_a_loop_that_hard_codes_its_budget_breaks_budget_only(fixed):
     report = grade(with_changes(budget=fixed), seed=int(fixed * 1e4))
-    assert report.broken == ["budget"]
+    # The repeats row's runs may cost more than $0.0005 (given $0.50): stopped before any
+    # repeat was refused, it breaks too, and its hint asks about max_cost_usd.
+    assert report.broken in (["budget"], ["budget", "repeats"])
+    assert fixed == 0.0005 or report.broken == ["budget"]
+    if "repeats" in report.broken:
+        assert "And its max_cost_usd?" in report["repeats"].hint
     hint = report["budget"].hint
     assert "something other than max_cost_usd stopped it" in hint or "after $" in hint
 
@@ -506,6 +520,72 @@ def test_a_step_limit_sentence_that_says_nothing_breaks_max_steps(stop_text):
     assert re.search(r"'Stopped: step limit reached \(\d steps\).'", entry.hint)
 
 
+@pytest.mark.parametrize("budget_text", [
+    "Stopped: over budget.", "Stopped: cost limit reached.", "Spent $0.0061, more than allowed.",
+    "I ran out of money.", "Stopped: the spending cap was hit.", "Overspent: stopping here.",
+    "Stopped at 0.004 USD.",
+])
+def test_the_budget_sentence_may_be_worded_as_a_student_would(budget_text):
+    report = grade(with_changes(budget_text=budget_text), only=["budget"], seed=3)
+    assert report.held == ["budget"], report
+
+
+@pytest.mark.parametrize("budget_text", [
+    "Stopped.", "Stopped: step limit reached.", "", "Done",
+    "Stopped after 4 model calls.",  # a count of calls is what the budget is not
+])
+def test_a_budget_stop_that_does_not_name_the_budget_breaks_budget_as_max_steps_does(
+        budget_text):
+    """04a asks for "a sentence that says the budget stopped the run"; max_steps already
+    refuses "Stopped." for its limit (a student review: budget accepted it)."""
+    for seed in (None, 3):
+        entry = grade(with_changes(budget_text=budget_text), only=["budget"], seed=seed)["budget"]
+        assert not entry.held, entry
+        assert "which does not say the budget stopped it" in entry.loop
+        assert re.search(r"'Stopped: the budget of \$[\d.]+ is spent \(\$[\d.]+\)\.'",
+                         entry.hint)
+
+
+@pytest.mark.parametrize("cut_result", [
+    lambda text: text[:4000],  # the chapter's cut
+    lambda text: json.dumps(text[:4000]),  # valid JSON, and still silent
+    lambda text: json.dumps({"log": text[:3000], "characters": len(text)}),
+], ids=["[:4000]", "a JSON string", "a number alone"])
+def test_a_cut_that_does_not_say_it_was_cut_breaks_truncation(cut_result):
+    """04a asks to "say that it was cut (and how much)" (a student review: a silent [:4000]
+    held)."""
+    for seed in (None, 4):
+        entry = grade(with_changes(cut_result=cut_result), only=["truncation"],
+                      seed=seed)["truncation"]
+        assert not entry.held, entry
+        assert "with nothing that says it was cut" in entry.loop
+        assert "say that the result was cut, and how much" in entry.hint
+
+
+@pytest.mark.parametrize("cut_result", [
+    cut,
+    lambda text: f"{text[:4000]}\n...[truncated: {len(text) - 4000:,} of {len(text):,} chars cut]",
+    lambda text: json.dumps({"log": text[:3000], "truncated": True, "characters": len(text)}),
+    lambda text: json.dumps(text[:3000] + f" [cut: {len(text):,} characters in all]"),
+    lambda text: text[:4000] + f" ({len(text) - 4000} more characters)",
+    lambda text: text[:4000] + "…",
+], ids=["honest", "tools.truncate", "a JSON flag", "the 04a exercise", "more characters",
+        "an ellipsis"])
+def test_a_cut_that_says_so_holds_truncation(cut_result):
+    entry = grade(with_changes(cut_result=cut_result), only=["truncation"])["truncation"]
+    assert entry.held, entry
+
+
+def test_the_truncation_flood_holds_no_word_that_reads_as_a_cut():
+    """So the note the row finds is the loop's, never a piece of the tool's result: a silent
+    cut of the whole result, or of its end, breaks on every draw."""
+    for seed in range(12):
+        for silent in (lambda text: text[:15_000], lambda text: text[-15_000:]):
+            entry = grade(with_changes(cut_result=silent), seed=seed,
+                          only=["truncation"])["truncation"]
+            assert not entry.held, (seed, entry)
+
+
 def test_a_loop_that_winds_down_may_return_the_models_last_answer():
     # The last step the limit allows asks for an answer (tool_choice="none").
     entry = grade(with_changes(wind_down=True), only=["max_steps"])["max_steps"]
@@ -526,7 +606,7 @@ def test_observability_asks_for_the_call_not_the_menu(show, held):
 def test_a_loop_that_stops_at_the_first_repeat_holds_repeats():
     entry = grade(with_changes(stop_at_a_repeat=True), only=["repeats"])["repeats"]
     assert entry.held, entry
-    assert re.search(r"and with '[A-Z]-\d+' 1 times", entry.loop)
+    assert len(re.findall(r"and '[A-Z]-\d+' 1 times", entry.loop)) == 2  # in both runs
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -616,7 +696,7 @@ def test_a_loop_that_special_cases_the_old_tool_names_breaks_time_truncation_and
     assert report.broken == ["truncation", "time", "repeats"]
     assert "did not return within 0.5 s" in report["time"].loop
     assert "cut each tool result" in report["truncation"].hint
-    assert "refuse one with an error after 3 identical calls" in report["repeats"].hint
+    assert "runs at most 3 times in a run" in report["repeats"].hint
 
 
 def counts_calls_at_a_fixed_price(user_message, tools, tool_impls, client, model, max_steps=10,
@@ -634,7 +714,7 @@ def counts_calls_at_a_fixed_price(user_message, tools, tool_impls, client, model
             result = run_one_call(call.function.name, call.function.arguments, tool_impls,
                                   history)
             messages.append({"role": "tool", "tool_call_id": call.id,
-                             "content": json.dumps(result, default=str)[:MAX_RESULT_CHARS]})
+                             "content": cut(json.dumps(result, default=str))})
         if spent > max_cost_usd:
             return "Stopped: over budget."
     return "Stopped: step limit reached."
@@ -673,6 +753,46 @@ def repeat_guard(kind):
                 return "Stopped: over budget."
         return "Stopped: step limit reached."
     return loop
+
+
+def capped_by_name(cap):
+    """No repeat guard: each tool refuses once it has run `cap` times in the run, whatever its
+    arguments (an outside review: caps 6 and 7 held the repeats row on every draw)."""
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages, spent, runs = [{"role": "user", "content": user_message}], 0.0, {}
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            spent += estimate_cost(response)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                name = call.function.name
+                print(f"step {step}: {name}({call.function.arguments})")
+                runs[name] = runs.get(name, 0) + 1
+                result = ({"error": f"{name} already ran {cap} times: not run again"}
+                          if runs[name] > cap
+                          else run_one_call(name, call.function.arguments, tool_impls, []))
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": cut(json.dumps(result, default=str))})
+            if spent > max_cost_usd:
+                return "Stopped: over budget."
+        return "Stopped: step limit reached."
+    return loop
+
+
+@pytest.mark.parametrize("cap", range(1, 21))
+def test_a_cap_by_tool_name_breaks_repeats_whatever_the_cap(cap):
+    for seed in (None, 8, 53, 77, cap):
+        entry = grade(capped_by_name(cap), seed=seed, only=["repeats"])["repeats"]
+        assert not entry.held, (cap, entry)
+        assert "which was no repeat" in entry.loop or "ran the same call" in entry.loop
+        assert "same tool" in entry.hint and "same arguments" in entry.hint
+
+
+@pytest.mark.parametrize("seed", [8, 53, 77])
+def test_a_cap_by_tool_name_breaks_the_whole_grade_on_the_reviews_seeds(seed):
+    assert grade(capped_by_name(6), seed=seed).broken == ["repeats"]
 
 
 @pytest.mark.parametrize("kind", ["once per run", "three times per tool"])
@@ -730,6 +850,48 @@ def test_every_failure_marker_a_model_reads_holds(marked):
     assert report.broken == [], report
 
 
+@pytest.mark.parametrize("vague", [
+    lambda e: json.dumps({"error": "the tool failed"}),
+    lambda e: json.dumps({"error": "invalid tool call"}),  # notebook 4a's vague error
+    lambda e: "Error: something went wrong.",
+], ids=["the tool failed", "invalid tool call", "something went wrong"])
+def test_an_error_that_does_not_say_what_went_wrong_breaks_every_error_row(vague):
+    """04a: "an error that says what went wrong", and a vague one makes the model give up (a
+    student review: bad_json and allowlist held {"error": "the tool failed"})."""
+    for seed in (None, 13):
+        report = grade(writing_errors_as(vague), seed=seed,
+                       only=["allowlist", "bad_json", "tool_error"])
+        assert report.held == [], report
+        for entry in report.entries:
+            assert "that error does not say what went wrong" in entry.loop, entry
+        assert "name the tool the model asked for" in report["allowlist"].hint
+        assert "the arguments are not valid JSON" in report["bad_json"].hint
+        assert "the message says what went wrong" in report["tool_error"].hint
+
+
+@pytest.mark.parametrize("error_of", [
+    lambda name, tools: f"Error: unknown tool {name!r}",
+    lambda name, tools: f"Error: no such tool; the tools are {', '.join(tools)}",
+    lambda name, tools: json.dumps({"error": "not allowed", "allowed": list(tools)}),
+], ids=["names the tool", "names the tools there are", "lists them in a field"])
+def test_an_allowlist_error_that_names_the_tool_or_the_tools_there_are_holds(error_of):
+    def loop(user_message, tools, tool_impls, client, model, **limits):
+        messages = [{"role": "user", "content": user_message}]
+        for step in range(10):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                name = call.function.name
+                content = (json.dumps(tool_impls[name](**json.loads(call.function.arguments)))
+                           if name in tool_impls else error_of(name, tool_impls))
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        return "Stopped: step limit reached."
+
+    assert grade(loop, only=["allowlist"]).held == ["allowlist"]
+
+
 def test_a_loop_that_encodes_outside_the_try_breaks_unencodable():
     def dumps_outside(user_message, tools, tool_impls, client, model, **limits):
         messages = [{"role": "user", "content": user_message}]
@@ -752,6 +914,14 @@ def test_a_loop_that_encodes_outside_the_try_breaks_unencodable():
 # --- one bug each: the honest loop with one thing wrong breaks that row alone, and says so ----
 
 
+def is_json(text):
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
 def one_bug(bug):
     """from_scratch's loop (every guardrail) with one bug put in."""
     def call_tool(name, raw, tool_impls, history):
@@ -763,7 +933,11 @@ def one_bug(bug):
             return run_one_call(name, raw, tool_impls, history, timeout=None)
         if bug == "no repeat guard":
             history = []
-        if bug == "the exception's message dropped":
+        if bug == "a vague error for an unknown tool" and name not in tool_impls:
+            return {"error": "the tool failed"}
+        if bug == "a vague error for bad JSON" and not is_json(raw):
+            return {"error": "invalid tool call"}  # notebook 4a's vague error
+        if bug == "the exception's message dropped" and name in tool_impls and is_json(raw):
             result = run_one_call(name, raw, tool_impls, history)
             return {"error": "the tool failed"} if "error" in result else result
         return run_one_call(name, raw, tool_impls, history)
@@ -789,8 +963,10 @@ def one_bug(bug):
                                    history)
                 text = (json.dumps(result) if bug == "json.dumps without default=str"
                         else json.dumps(result, default=str))
-                cut = len(text) if bug == "no truncation" else MAX_RESULT_CHARS
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": text[:cut]})
+                sent = text if bug == "no truncation" else cut(text)
+                if bug == "a silent cut":
+                    sent = text[:MAX_RESULT_CHARS]
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": sent})
             if spent > max_cost_usd:
                 return "Stopped: over budget."
         return None if bug == "returns None at the step limit" else "Stopped: step limit reached."
@@ -802,13 +978,16 @@ def one_bug(bug):
     ("returns None at the step limit", "max_steps", "return text however the run ends"),
     ("no budget", "budget", "after $"),
     ("no allowlist", "allowlist", "name in tool_impls"),
+    ("a vague error for an unknown tool", "allowlist", "name the tool the model asked for"),
     ("json.loads outside the try", "bad_json", "parse the arguments inside the try"),
+    ("a vague error for bad JSON", "bad_json", "the arguments are not valid JSON"),
     ("json.dumps without default=str", "unencodable", "default=str"),
     ("the exception's message dropped", "tool_error", "the message says what went wrong"),
     ("no truncation", "truncation", "cut each tool result"),
+    ("a silent cut", "truncation", "say that the result was cut"),
     ("prints at the end", "observability", "print each tool call"),
     ("no timeout", "time", "in a thread"),
-    ("no repeat guard", "repeats", "identical calls in a row"),
+    ("no repeat guard", "repeats", "runs at most 3 times in a run"),
     ("first call only", "unanswered_tool_calls", "every call in response.tool_calls"),
     ("tools not sent", "answers", "tools=tools"),
 ])

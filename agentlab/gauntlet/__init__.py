@@ -51,25 +51,33 @@ The chapter's guardrails
                    to allow a few dear calls or many cheap ones. Held: no model call once the
                    responses so far cost more than the budget, and no stop, while the model
                    still asks, with room in the budget for two more calls (a count of calls
-                   stops too late in one run or too early in the other). The chapter's
+                   stops too late in one run or too early in the other), and the returned
+                   text says the budget stopped the run (it names the budget, the cost, the
+                   spending, money, $ or the budget's amount; "Stopped." or "step limit
+                   reached" does not), as max_steps asks of its limit. The chapter's
                    pay-then-check holds: it may cross the budget by one call, then stops.
     allowlist      the model asks for a tool that is neither in `tools` nor in `tool_impls`.
-                   Held: no tool runs for that call, the call is answered with an error, and
-                   the run goes on to the next call. The allowlist is `tool_impls`, as in the
-                   chapter; the point is safety (the model never chooses what runs).
+                   Held: no tool runs for that call, the call is answered with an error that
+                   names the tool asked for (or the tools there are: "the tool failed" says
+                   nothing), and the run goes on to the next call. The allowlist is
+                   `tool_impls`, as in the chapter; the point is safety (the model never
+                   chooses what runs).
     bad_json       the model's first call has malformed JSON arguments (one of five sloppy
-                   forms). Held: the loop does not crash, answers that call with an error, and
-                   runs the model's corrected call.
+                   forms). Held: the loop does not crash, answers that call with an error that
+                   says what was wrong (it names the JSON, the arguments, or what the parser
+                   said: "Expecting ',' delimiter"), and runs the model's corrected call.
     unencodable    the tool's result holds a datetime, which json.dumps refuses (notebook 03's
                    second crash). Held: the loop does not crash, answers the call with the
                    value as text (default=str) or with an error, and asks the model again.
     tool_error     the tool raises an exception (kind and message drawn). Held: the call is
                    answered with an error that contains the exception's message.
     truncation     the tool returns 300,000 to 1,200,000 characters. Held: no message in the
-                   next request is longer than 20,000 characters. (The API refuses a body over
-                   1 MB, so a loop that does not cut crashes on its next call.) A cut that
-                   leaves invalid JSON, or ends with no marker saying it was cut, still holds;
-                   the evidence says so.
+                   next request is longer than 20,000 characters (the API refuses a body over
+                   1 MB, so a loop that does not cut crashes on its next call), and the cut
+                   result says it was cut ("truncated", "cut", "omitted", "more characters",
+                   "...", best with how much: tutor.reading.cut_note_in), so the model knows it
+                   read only part; notebook 4a's check_truncate asks the same. A cut that
+                   leaves invalid JSON still holds; the evidence says so.
     observability  the model calls two tools, then answers. Held: each call is shown while the
                    run goes, after the model asked for it and before the next model call: the
                    tool's name with its arguments or its result (a list of the tools offered
@@ -82,11 +90,16 @@ Beyond the chapter (notebook 04b teaches each)
     time           the tool never returns on its own. Held: run_agent returns text within the
                    check's timeout anyway (give up on a tool after about a second), and the hung
                    call, if the run goes on, is answered with an error.
-    repeats        the model asks one tool for 4 to 6 different arguments, then for the same
-                   call again and again; max_steps leaves room for 6 more. Held: every call with
-                   new arguments runs (a guard by tool name alone refuses them), the repeated
-                   call runs at most 3 times, and at least one repeat was not run (refused, or
-                   the run stopped at it).
+    repeats        the model asks one tool for several different arguments, then for the same
+                   call again and again. The rule: the same tool with the same arguments runs at
+                   most 3 times in a run. It runs twice, with the same max_steps and task: 2 to
+                   4 different arguments in one run, 4 to 5 more than that in the other. Held,
+                   in both: every call with new arguments runs (the repeated call's first ask
+                   included), the repeated call runs at most 3 times, and at least one repeat
+                   was not run (refused, or the run stopped at it). A guard by tool name alone
+                   (a tool refused after N runs, whatever its arguments) cannot hold both: it
+                   refuses new questions in the larger run or runs the repeat too often in the
+                   smaller one, whatever N.
     unanswered_tool_calls
                    the model asks for 2 to 4 calls in one message. Held: the next request
                    answers every call id with a tool message (the API refuses one that does not).

@@ -19,7 +19,7 @@ from ..models import connect
 from ..pricing import estimate_cost
 from ..records import redact
 from ..server import make_transport
-from ..tutor.reading import error_in_text
+from ..tutor.reading import cut_note_in, error_in_text
 from . import scripted as s
 from .draws import Draws
 from .report import Entry
@@ -36,6 +36,12 @@ MAX_IDENTICAL_RUNS = 3    # how often the repeats check lets the same call run
 NEVER_STOPS = 25          # replies before a never-stopping model gives up and answers
 LIBRARY_HINT = ("this row grades a loop you wrote: agentlab.run_agent is the reference to "
                 "compare yours with, not the answer; write the loop itself")
+REPEAT_HINT = ("remember the calls of this run (name and arguments) and refuse, with an error, "
+               f"one that already ran {MAX_IDENTICAL_RUNS} times: the same tool with the same "
+               f"arguments runs at most {MAX_IDENTICAL_RUNS} times in a run")
+REPEAT_BY_NAME_HINT = ("a guard by tool name alone refuses new questions: a repeat is the same "
+                       "tool AND the same arguments; compare both, so the same tool asked with "
+                       "other arguments still runs")
 MARKER_HINT = ("mark a failure as one, so the model knows its call failed: "
                "json.dumps({'error': ...}), or text starting 'Error:'")
 
@@ -128,6 +134,20 @@ def _reads_as_failure(content: str | None) -> bool:
     return bool(content) and error_in_text(content) is not None
 
 
+def _names_what_went_wrong(content: str | None, clues) -> bool:
+    """The failure sent back says what went wrong: it names one of `clues` (the exception's
+    message, the tool asked for, the JSON problem), case aside; `clues` may be a pattern.
+    A vague "the tool failed" leaves the model guessing (notebook 4a shows it giving up)."""
+    if not content:
+        return False
+    if isinstance(clues, re.Pattern):
+        return clues.search(content) is not None
+    return any(clue.lower() in content.lower() for clue in clues)
+
+
+VAGUE_ERROR = "; that error does not say what went wrong"
+
+
 def _failed_entry(name, trial, failure, expect, model, hint, chapter=True, before="") -> Entry:
     """A run that failed (see _run_failed); before: the evidence of earlier runs of the check."""
     what, generic_hint = failure
@@ -209,13 +229,20 @@ def check_answers(run_agent, timeout: float, draw: Draws) -> Entry:
 STEP_LIMIT_WORDS = re.compile(
     r"\b(?:step|iteration|turn|round|loop|cycle|attempt|tries|calls?\b|requests?\b|max|allowed)",
     re.IGNORECASE)
+# One that says the budget stopped it names the budget, the cost, the spending, the money or
+# its amount: "Stopped: over budget.", "cost limit reached", "spent $0.0021 of $0.002", "out of
+# money". "Stopped: step limit reached." names another limit.
+BUDGET_WORDS = re.compile(
+    r"\$|\b(?:budget|cost|(?:over)?spen[dt]|money|dollars?\b|usd\b|pric(?:e|ing)|cents?\b)",
+    re.IGNORECASE)
 
 
-def _says_step_limit(trial: Trial, max_steps: int) -> bool:
-    """The returned text says the step limit stopped the run; or the loop wound down (its last
-    call asked for a final answer with tool_choice="none") and returned the model's answer."""
+def _says_why_it_stopped(trial: Trial, words: re.Pattern, limit) -> bool:
+    """The returned text says the limit stopped the run (one of `words`, or the limit's value);
+    or the loop wound down (its last call asked for a final answer with tool_choice="none")
+    and returned the model's answer."""
     text = trial.returned
-    if STEP_LIMIT_WORDS.search(text) or re.search(rf"\b{max_steps}\b", text):
+    if words.search(text) or re.search(rf"\b{re.escape(str(limit))}\b", text):
         return True
     wound_down = trial.requests and trial.requests[-1].tool_choice == "none"
     return bool(wound_down) and text.strip() == s.FINAL_ANSWER
@@ -251,7 +278,7 @@ def check_max_steps(run_agent, timeout: float, draw: Draws) -> Entry:
             hints.append(f"made {_calls(calls)} with max_steps={max_steps}, but the model never "
                          "stopped asking: the loop stops before its limit; for step in "
                          "range(max_steps) makes exactly max_steps calls")
-        elif not _says_step_limit(trial, max_steps):
+        elif not _says_why_it_stopped(trial, STEP_LIMIT_WORDS, max_steps):
             run += ", which does not say the step limit stopped it"
             hints.append("return a sentence that says the step limit stopped the run, for "
                          f"example 'Stopped: step limit reached ({max_steps} steps).'")
@@ -296,7 +323,8 @@ def check_budget(run_agent, timeout: float, draw: Draws) -> Entry:
     budgets = [budget for _, budget in plans]
     expect = (f"with max_cost_usd={budgets[0]}, then again with max_cost_usd={budgets[1]}: no "
               "model call once the spending is over the budget (the chapter pays, then checks: "
-              "one call may cross it), and no stop while the budget has room for more calls")
+              "one call may cross it), no stop while the budget has room for more calls, then "
+              "text saying the budget stopped the run")
     model = ("writes a musing of a drawn length with every tool call, long ones in one run, "
              "short ones in the other, so no call costs a fixed price")
     hint = ("add estimate_cost(response) after every call and stop once the total passes "
@@ -345,14 +373,24 @@ def check_budget(run_agent, timeout: float, draw: Draws) -> Entry:
                     "estimate_cost(response) and stop once it passes max_cost_usd")
         elif late_calls:
             hint = f"{_calls(late_calls)} after ${budget} was spent: " + hint
-        if late_calls or early:
+        # The budget stopped this run (the model still asked, or the spending crossed the
+        # budget): the returned text says so, as max_steps asks of the step limit.
+        stopped_by_budget = spent > budget or (asking and len(trial.requests) < BUDGET_STEPS)
+        silent = (not late_calls and not early and stopped_by_budget
+                  and not _says_why_it_stopped(trial, BUDGET_WORDS, budget))
+        if silent:
+            runs[-1] += ", which does not say the budget stopped it"
+            hint = ("return a sentence that says the budget stopped the run, for example "
+                    f"'Stopped: the budget of ${budget} is spent (${spent:.6f}).'")
+        if late_calls or early or silent:
             return _entry("budget", trials, False, expect, model, "; ".join(runs), hint)
     return _entry("budget", trials, True, expect, model, "; ".join(runs), hint)
 
 
 def check_allowlist(run_agent, timeout: float, draw: Draws) -> Entry:
     expect = ("a tool the loop was not given is not run; the call is answered with an error "
-              "marked as one, and the run goes on")
+              "marked as one that names the tool asked for (or the tools there are), and the run "
+              "goes on")
     forbidden, (tool, argument) = draw.tool_name(), _lookup(draw)
     asked, value = draw.argument(), draw.ident()
     model = (f"asks {_call(forbidden, asked, value)}, a tool it was not given; then "
@@ -371,13 +409,19 @@ def check_allowlist(run_agent, timeout: float, draw: Draws) -> Entry:
     refusal = _answer_to(trial, "call_0_0")
     ran = [c.name for c in trial.tool_calls]
     marked = _reads_as_failure(refusal)
-    held = marked and ran == [tool.name]
+    named = _names_what_went_wrong(refusal, [forbidden, tool.name])
+    held = marked and named and ran == [tool.name]
     loop = (f"answered {forbidden} with {_short(refusal)}, ran {ran or 'no tool'}, "
             f"{_returned(trial)}")
     if refusal and not marked:
         loop += "; that answer reads as a result: the model is told a tool it was not given ran"
         hint = ("check `name in tool_impls` before calling, and send the refusal back marked "
                 "as an error: json.dumps({'error': ...}), or text starting 'Error:'")
+    elif marked and not named:
+        loop += VAGUE_ERROR + f" (it names neither {forbidden} nor the tools there are)"
+        hint = ("say what went wrong: name the tool the model asked for and the tools it may "
+                "use, {'error': f\"unknown tool {name!r}; the tools are: {', '.join(tool_impls)}"
+                "\"}, or the model cannot tell what to ask instead")
     return _entry("allowlist", trial, held, expect, model, loop, hint)
 
 
@@ -388,9 +432,16 @@ def _broken_arguments(argument: str, value: str) -> list[str]:
             f'{{"{argument}": "{value}"}}}}']
 
 
+# An error that says what was wrong with malformed arguments names the JSON, the arguments or
+# what the parser said ("Expecting ',' delimiter", "Unterminated string", "Extra data").
+JSON_PROBLEM_WORDS = re.compile(r"json|argument|\bargs?\b|\bpars(?:e|ing)|\bdecod|\bexpecting\b|"
+                                r"delimiter|unterminated|extra data|syntax|property name",
+                                re.IGNORECASE)
+
+
 def check_bad_json(run_agent, timeout: float, draw: Draws) -> Entry:
     expect = ("malformed arguments do not crash the loop: the call is answered with an error "
-              "marked as one")
+              "marked as one that says what was wrong (the JSON, the arguments)")
     tool, argument = _lookup(draw)
     value = draw.ident()
     broken = draw.choice(_broken_arguments(argument, value))
@@ -408,11 +459,17 @@ def check_bad_json(run_agent, timeout: float, draw: Draws) -> Entry:
     error = _answer_to(trial, "call_0_0")
     ran = [c.name for c in trial.tool_calls]
     marked = _reads_as_failure(error)
-    held = marked and ran == [tool.name]
+    named = _names_what_went_wrong(error, JSON_PROBLEM_WORDS)
+    held = marked and named and ran == [tool.name]
     loop = f"answered the broken call with {_short(error)}, {_returned(trial)}"
     if error and not marked:
         loop += "; that answer reads as a result, not an error"
         hint = MARKER_HINT
+    elif marked and not named:
+        loop += VAGUE_ERROR + " (it names neither the JSON nor the arguments)"
+        hint = ("say what went wrong, so the model can fix its call: the arguments are not "
+                "valid JSON, with json.loads' message, {'error': f'the arguments are not valid "
+                "JSON ({e})'}")
     return _entry("bad_json", trial, held, expect, model, loop, hint)
 
 
@@ -445,12 +502,14 @@ def check_tool_error(run_agent, timeout: float, draw: Draws) -> Entry:
         return _failed_entry("tool_error", trial, failure, expect, model, hint)
     error = _answer_to(trial, "call_0_0")
     marked = _reads_as_failure(error)
-    held = error is not None and message in error and marked
+    named = _names_what_went_wrong(error, [message])
+    held = marked and named
     loop = f"answered the call with {_short(error)}, {_returned(trial)}"
-    if error is not None and message in error and not marked:
+    if named and not marked:
         loop += "; that answer reads as a result, not an error"
         hint = MARKER_HINT
     elif not held:
+        loop += VAGUE_ERROR if marked else ""
         hint += " (the message says what went wrong: keep it)"
     return _entry("tool_error", trial, held, expect, model, loop, hint)
 
@@ -488,7 +547,7 @@ def check_truncation(run_agent, timeout: float, draw: Draws) -> Entry:
     tool, argument = _lookup(draw, lambda v: flood)
     value = draw.ident()
     expect = (f"after a tool returns {chars:,} characters, no message in the next request is "
-              f"longer than {MAX_RESULT_CHARS:,}")
+              f"longer than {MAX_RESULT_CHARS:,}, and the cut result says it was cut")
     model = f"asks {_call(tool.name, argument, value)}, which returns {chars:,} characters"
     trial = _watch(run_agent, f"What does {value} say?", [tool],
                    lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
@@ -502,15 +561,16 @@ def check_truncation(run_agent, timeout: float, draw: Draws) -> Entry:
         return _failed_entry("truncation", trial, (failure[0] + what, failure[1]), expect,
                              model, hint)
     sent = _answer_to(trial, "call_0_0")
-    held = bool(later) and longest <= MAX_RESULT_CHARS
-    note = ""
+    note = cut_note_in(sent or "")
+    held = bool(later) and longest <= MAX_RESULT_CHARS and note is not None
+    said = f", saying {_short(note, 50)}" if note else ", with nothing that says it was cut"
     if sent is not None and not _is_json(sent):
-        note = " (cut mid-way: no longer valid JSON"
-        if sent[-40:] in json.dumps(flood) + flood:  # it ends inside the log: no marker follows
-            note += ", and nothing tells the model it was cut"
-        note += ")"
-    loop = (f"sent back {len(sent or ''):,} characters{note}, longest message {longest:,}, "
+        said += " (no longer valid JSON)"
+    loop = (f"sent back {len(sent or ''):,} characters{said}, longest message {longest:,}, "
             f"{_returned(trial)}")
+    if later and longest <= MAX_RESULT_CHARS and note is None:
+        hint = ("say that the result was cut, and how much, so the model knows it read only "
+                "part: text[:4000] + f'... [truncated: {len(text) - 4000:,} characters cut]'")
     return _entry("truncation", trial, held, expect, model, loop, hint)
 
 
@@ -597,47 +657,81 @@ def check_time(run_agent, timeout: float, draw: Draws) -> Entry:
     return _entry("time", trial, held, expect, model, loop, hint, chapter=False)
 
 
-def check_repeats(run_agent, timeout: float, draw: Draws) -> Entry:
-    tool, argument = _lookup(draw)
-    different = draw.integer(4, 6)
-    *values, stuck = draw.idents(different + 1)
-    max_steps = different + 6
-    expect = (f"the same call (tool and arguments) runs at most {MAX_IDENTICAL_RUNS} times; a "
-              "call past that is refused, or the run stops at it; the same tool with other "
-              f"arguments still runs (max_steps={max_steps})")
-    model = (f"asks {tool.name} for {different} different {argument}s, then "
-             f"{_call(tool.name, argument, stuck)} again and again, whatever comes back")
-    trial = _watch(run_agent, f"Look up {', '.join(values)}.", [tool],
-                   lambda n: s.asks(s.tool_call(n, 0, tool.name,
-                                                {argument: values[n] if n < different
-                                                 else stuck}))
-                   if n < NEVER_STOPS else None, timeout, max_steps=max_steps)
-    hint = ("remember the last calls (name and arguments); refuse one with an error after "
-            f"{MAX_IDENTICAL_RUNS} identical calls in a row")
-    failure = _run_failed(trial, timeout)
-    if failure:
-        return _failed_entry("repeats", trial, failure, expect, model, hint, chapter=False)
+# The repeats check's two runs, with the same tool, task and max_steps. In each, the model asks
+# the tool for `fewer` (or `more`) different arguments, then for one more call again and again.
+# A guard by tool name alone (refuse once the tool ran N times, whatever its arguments) holds
+# the first run only if fewer + 1 <= N <= fewer + MAX_IDENTICAL_RUNS (every new question ran,
+# the repeat at most MAX_IDENTICAL_RUNS times) and the second only if N >= more + 1. As `more`
+# is more than MAX_IDENTICAL_RUNS above `fewer`, no N does both: whatever it is, and however it
+# is computed from what the runs share (max_steps, the task, the tool).
+FEWER_NEW = (2, 4)            # different arguments asked in the smaller run
+MORE_NEW_ABOVE = (1, 2)       # the larger run asks MAX_IDENTICAL_RUNS + this many more
+ROOM_FOR_REPEATS = (4, 6)     # max_steps: the larger count + this many calls of the repeat
+REPEATS_BUDGET = 0.50         # far more than a run costs (under $0.002)
+
+
+def _repeats_run(trial: Trial, argument: str, values: list[str], stuck: str,
+                 max_steps: int) -> tuple[str, list[str]]:
+    """The evidence of one repeats run and what is wrong with it (most telling first)."""
     ran = [c.arguments.get(argument) for c in trial.tool_calls]
     received = sum(r.reply is not None for r in trial.requests)  # reply n asked values[n]
-    skipped = [v for v in values[:received] if v not in ran]
+    new = values + [stuck]  # the repeated call is a new question the first time it is asked
+    skipped = [v for v in new[:received] if v not in ran]
     runs = ran.count(stuck)
     # Every reply asks for a call, so the loop received as many asks as replies. A guard shows
     # itself by not running one of the repeats (refusing it, or stopping there); a loop that
     # ran every call it received and then stopped was stopped by a count, not by the repeats.
     asked = sum(r.reply is not None and bool(r.reply.get("tool_calls")) for r in trial.requests)
-    held = not skipped and runs <= MAX_IDENTICAL_RUNS and asked > len(ran)
-    loop = (f"ran {tool.name} with {len(set(ran) - {stuck})} of the {different} different "
-            f"{argument}s, and with {stuck!r} {runs} times, over {len(trial.requests)} model "
-            f"calls, {_returned(trial)}")
+    run = (f"with {len(values)} different {argument}s first: ran {len(set(ran) - {stuck})} of "
+           f"them, and {stuck!r} {runs} times, over {len(trial.requests)} model calls, "
+           f"{_returned(trial)}")
+    wrong = []
     if skipped:
-        loop += f"; did not run {', '.join(map(repr, skipped))}, which was no repeat"
-        hint = ("a repeat is the same tool with the same arguments: compare both, so the same "
-                "tool asked with other arguments still runs")
-    elif runs <= MAX_IDENTICAL_RUNS and asked <= len(ran):
-        loop += "; it ran every call it received, then stopped: none was refused as a repeat"
-        hint += (f"; a count stopped this run after {len(trial.requests)} model calls, not the "
-                 f"repeats (max_steps was {max_steps}): does the loop read its max_steps?")
-    return _entry("repeats", trial, held, expect, model, loop, hint, chapter=False)
+        run += f"; did not run {', '.join(map(repr, skipped))}, which was no repeat"
+        wrong.append(REPEAT_BY_NAME_HINT)
+    if runs > MAX_IDENTICAL_RUNS:
+        run += f"; ran the same call {runs} times"
+        wrong.append(REPEAT_HINT)
+    elif not skipped and asked <= len(ran):
+        run += "; it ran every call it received, then stopped: none was refused as a repeat"
+        wrong.append(f"{REPEAT_HINT}; a count stopped this run after "
+                     f"{_calls(len(trial.requests))}, not the repeats (max_steps was "
+                     f"{max_steps}, max_cost_usd {REPEATS_BUDGET}): does the loop read its "
+                     "max_steps? And its max_cost_usd?")
+    return run, wrong
+
+
+def check_repeats(run_agent, timeout: float, draw: Draws) -> Entry:
+    tool, argument = _lookup(draw)
+    fewer = draw.integer(*FEWER_NEW)
+    counts = draw.shuffled([fewer, fewer + MAX_IDENTICAL_RUNS + draw.integer(*MORE_NEW_ABOVE)])
+    max_steps = max(counts) + draw.integer(*ROOM_FOR_REPEATS)
+    expect = (f"the same call (tool and arguments) runs at most {MAX_IDENTICAL_RUNS} times in a "
+              "run; a call past that is refused, or the run stops at it; every call with new "
+              f"arguments runs (max_steps={max_steps}, in two runs)")
+    model = (f"asks {tool.name} for {counts[0]} different {argument}s in one run, "
+             f"{counts[1]} in the other, then for one call again and again, whatever comes back")
+    task = f"Look up each {tool.name.split('_')[-1]} you need, one by one."
+    trials, runs, wrong = [], [], []
+    for different in counts:
+        *values, stuck = draw.idents(different + 1)
+        trial = _watch(run_agent, task, [tool],
+                       lambda n, values=values, stuck=stuck: s.asks(s.tool_call(
+                           n, 0, tool.name, {argument: values[n] if n < len(values) else stuck}))
+                       if n < NEVER_STOPS else None, timeout, max_steps=max_steps,
+                       max_cost_usd=REPEATS_BUDGET)
+        trials.append(trial)
+        failure = _run_failed(trial, timeout)
+        if failure:
+            before = "".join(f"{run}; " for run in runs)
+            return _failed_entry("repeats", trials, failure, expect, model, REPEAT_HINT,
+                                 chapter=False, before=before)
+        run, run_wrong = _repeats_run(trial, argument, values, stuck, max_steps)
+        runs.append(run)
+        wrong += run_wrong
+    wrong.sort(key=lambda hint: hint != REPEAT_BY_NAME_HINT)  # a guard by name: say so first
+    return _entry("repeats", trials, not wrong, expect, model, "; ".join(runs),
+                  wrong[0] if wrong else "", chapter=False)
 
 
 def check_unanswered_tool_calls(run_agent, timeout: float, draw: Draws) -> Entry:
