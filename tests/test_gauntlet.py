@@ -412,7 +412,11 @@ def test_a_gamer_with_a_tool_timeout_breaks_exactly_the_rows_it_games():
     report = grade(gamer)
     assert report.broken == ["max_steps", "budget", "observability", "repeats"]
     assert "ignores its max_steps argument" in report["max_steps"].hint
-    assert "something other than max_cost_usd stopped it" in report["budget"].hint
+    # Unseeded, the draw decides which of its two budget faults shows: stopping at three
+    # steps with room left, or (when the third call happens to cross the budget) "Stopped."
+    # saying nothing of the budget. Either hint names a real fault of this loop.
+    assert ("something other than max_cost_usd stopped it" in report["budget"].hint
+            or "says the budget stopped the run" in report["budget"].hint), report["budget"].hint
 
 
 def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_cap=None,
