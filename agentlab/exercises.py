@@ -414,8 +414,8 @@ def check_truncate(truncate) -> Verdict:
     longer one is cut but stays valid JSON, keeps the start of the result, at least a fifth
     of max_chars of it, and says it was cut (tutor.reading.cut_note_in, the rule of the
     gauntlet's truncation row; the chapter's json.dumps(result)[:4000] breaks the JSON and
-    says nothing). Each long
-    input's text runs "word-0 word-1 ...", so keeping its end instead does not pass.
+    says nothing). Each long input's text runs "word-0 word-1 ...", so keeping its end
+    instead does not pass.
     """
     for result, max_chars in TRUNCATE_CASES:
         whole = json.dumps(result)
