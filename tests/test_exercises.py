@@ -558,7 +558,20 @@ When you can answer, write:
 Answer: your answer"""
 
 
-def _react_loop(stop=("Observation:",), answer_first=False, allowlist=True, errors_back=True):
+def test_json_problem_reads_what_json_loads_says_on_every_python():
+    from agentlab.tutor.reading import JSON_PROBLEM
+
+    for said in ["Expecting ',' delimiter: line 1 column 18 (char 17)",
+                 "Unterminated string starting at: line 1 column 10 (char 9)",
+                 "Extra data: line 1 column 20 (char 19)",
+                 "Illegal trailing comma before end of object: line 1 column 17 (char 16)",  # 3.13
+                 "Expecting property name enclosed in double quotes"]:
+        assert JSON_PROBLEM.search(said), said
+
+
+def _react_loop(stop=("Observation:",), answer_first=False, allowlist=True, errors_back=True,
+                write_error=lambda e: {"error": f"{type(e).__name__}: {e}"},
+                unknown_tool=None):
     """A text-ReAct loop as notebook 09 builds it; stop=None, answer_first=True,
     allowlist=False (it looks up whatever name it reads) and errors_back=False (a broken
     Action Input or a tool's exception stops it) are the mistakes check_react_loop must
@@ -580,7 +593,8 @@ def _react_loop(stop=("Observation:",), answer_first=False, allowlist=True, erro
             if "Answer:" in text and (answer_first or not action):
                 return text.split("Answer:", 1)[1].strip()
             if allowlist and action[1] not in tools:
-                result = {"error": f"unknown tool {action[1]!r}; use one of {list(tools)}"}
+                result = (unknown_tool(action[1], list(tools)) if unknown_tool else
+                          {"error": f"unknown tool {action[1]!r}; use one of {list(tools)}"})
             else:
                 tool = tools[action[1]]  # without the allowlist above, a KeyError ends the loop
                 try:
@@ -588,7 +602,7 @@ def _react_loop(stop=("Observation:",), answer_first=False, allowlist=True, erro
                 except Exception as e:
                     if not errors_back:
                         raise
-                    result = {"error": f"{type(e).__name__}: {e}"}
+                    result = write_error(e)
             messages += [{"role": "assistant", "content": text},
                          {"role": "user", "content": f"Observation: {json.dumps(result)}"}]
         return None
@@ -603,6 +617,25 @@ def test_check_react_loop():
     refused(ex.check_react_loop(lambda task, model="tutor": "It is -3 °C in Oslo."), "395")
     refused(ex.check_react_loop(_react_loop(allowlist=False)), "search_web, a tool that is not")
     refused(ex.check_react_loop(_react_loop(errors_back=False)), "not JSON, then arguments")
+    # A review: a loop that answers every failure with "ok" passed (the model fixed its own
+    # call); a model takes "ok" for the result, and answers from it.
+    refused(ex.check_react_loop(_react_loop(write_error=lambda e: "ok")), "tutor-sloppy")
+    refused(ex.check_react_loop(_react_loop(write_error=lambda e: {})), "tutor-sloppy")
+
+
+@pytest.mark.parametrize("write_error", [
+    lambda e: {"error": str(e)},  # json.loads' own message: "Expecting ',' delimiter ..."
+    lambda e: f"{type(e).__name__}: {e}",  # as Python prints it
+], ids=["the parser's message", "as Python prints it"])
+def test_check_react_loop_takes_an_error_that_says_what_the_parser_said(write_error):
+    assert ex.check_react_loop(_react_loop(write_error=write_error))
+
+
+def test_check_react_loop_takes_langchains_own_unknown_tool_text():
+    # Not marked as an error, but it names the tool and the tools there are: a model reads it.
+    def langchain(name, tools):
+        return f"{name} is not a valid tool, try one of [{', '.join(tools)}]."
+    assert ex.check_react_loop(_react_loop(unknown_tool=langchain))
 
 
 def _allowed(code, tool_names, *, attributes=True, parse=True):

@@ -528,6 +528,9 @@ def test_a_step_limit_sentence_that_says_nothing_breaks_max_steps(stop_text):
     "Stopped: over budget.", "Stopped: cost limit reached.", "Spent $0.0061, more than allowed.",
     "I ran out of money.", "Stopped: the spending cap was hit.", "Overspent: stopping here.",
     "Stopped at 0.004 USD.",
+    # a review: refused before (the parameter's own name, the library's stop reason, ...)
+    "Stopped: max_cost_usd reached.", "Stopped: max_cost", "Stopped: over_budget",
+    "Stopped: too expensive.", "Stopped: out of funds.", "Stopped: expense limit reached.",
 ])
 def test_the_budget_sentence_may_be_worded_as_a_student_would(budget_text):
     report = grade(with_changes(budget_text=budget_text), only=["budget"], seed=3)
@@ -573,11 +576,29 @@ def test_a_cut_that_does_not_say_it_was_cut_breaks_truncation(cut_result):
     lambda text: json.dumps(text[:3000] + f" [cut: {len(text):,} characters in all]"),
     lambda text: text[:4000] + f" ({len(text) - 4000} more characters)",
     lambda text: text[:4000] + "…",
+    lambda text: json.dumps(text[:4000] + "…"),  # JSON writes the ellipsis as \u2026
+    lambda text: text[:4000] + " [trimmed]",
+    lambda text: text[:4000] + " (shortened to 4000 characters)",
+    lambda text: text[:4000] + f" (showing the first 4,000 of {len(text):,} characters)",
+    lambda text: text[:4000] + f" [+{len(text) - 4000} chars]",
+    lambda text: text[:4000] + f" [4000/{len(text)} chars]",
+    lambda text: text[:4000] + " [snip]",
+    lambda text: json.dumps({"partial": True, "log": text[:3000]}),
 ], ids=["honest", "tools.truncate", "a JSON flag", "the 04a exercise", "more characters",
-        "an ellipsis"])
+        "an ellipsis", "an ellipsis in JSON", "trimmed", "shortened", "the first N of M",
+        "+N chars", "N/M chars", "snip", "partial"])
 def test_a_cut_that_says_so_holds_truncation(cut_result):
     entry = grade(with_changes(cut_result=cut_result), only=["truncation"])["truncation"]
     assert entry.held, entry
+
+
+@pytest.mark.parametrize("cut_result", [
+    lambda text: text[:4000] + " (not truncated)",
+    lambda text: json.dumps({"log": text[:3000], "is_truncated": False}),
+], ids=["not truncated", "is_truncated false"])
+def test_a_note_that_says_nothing_was_cut_is_no_note(cut_result):
+    entry = grade(with_changes(cut_result=cut_result), only=["truncation"], seed=4)["truncation"]
+    assert not entry.held, entry
 
 
 def test_the_truncation_flood_holds_no_word_that_reads_as_a_cut():

@@ -132,6 +132,22 @@ def test_a_react_action_for_a_tool_the_prompt_does_not_list_is_seen_with_its_err
         assert asked == 2 and "Answer: " in reply and "the tool failed" in reply
 
 
+def test_a_give_up_never_quotes_an_empty_error():
+    # A review: after two unmarked, empty observations the hallucinator said it "kept failing
+    # with \"\"", which is not what happened.
+    from agentlab.tutor import answers
+
+    said = answers.give_up("search_web", "")
+    assert '""' not in said and "nothing that came back said what to change" in said
+    messages = [{"role": "system", "content": LLAMAINDEX_REACT},
+                {"role": "user", "content": "What's the weather in Oslo?"}]
+    for _ in range(3):
+        reply = respond("tutor-hallucinator", messages)["content"]
+        messages += [{"role": "assistant", "content": reply},
+                     {"role": "user", "content": "Observation: "}]
+    assert "Answer: " in reply and '""' not in reply
+
+
 def test_a_langchain_scratchpad_is_continued_and_ends_with_final_answer():
     first = ask([{"role": "user", "content": LANGCHAIN_REACT}])
     assert first.startswith(" ") and "Action: calculate\nAction Input: " in first

@@ -19,7 +19,7 @@ from ..models import connect
 from ..pricing import estimate_cost
 from ..records import redact
 from ..server import make_transport
-from ..tutor.reading import cut_note_in, error_in_text
+from ..tutor.reading import JSON_PROBLEM, cut_note_in, error_in_text
 from . import scripted as s
 from .draws import Draws
 from .report import Entry
@@ -231,10 +231,10 @@ STEP_LIMIT_WORDS = re.compile(
     re.IGNORECASE)
 # One that says the budget stopped it names the budget, the cost, the spending, the money or
 # its amount: "Stopped: over budget.", "cost limit reached", "spent $0.0021 of $0.002", "out of
-# money". "Stopped: step limit reached." names another limit.
-BUDGET_WORDS = re.compile(
-    r"\$|\b(?:budget|cost|(?:over)?spen[dt]|money|dollars?\b|usd\b|pric(?:e|ing)|cents?\b)",
-    re.IGNORECASE)
+# money", "max_cost_usd reached", "too expensive". "Stopped: step limit reached." names another
+# limit. (No word boundaries: `max_cost_usd` and `over_budget` hold them inside a name.)
+BUDGET_WORDS = re.compile(r"\$|budget|cost|spen[dt]|money|dollar|usd|pric(?:e|ing)|cents?\b|"
+                          r"expens|funds?\b", re.IGNORECASE)
 
 
 def _says_why_it_stopped(trial: Trial, words: re.Pattern, limit) -> bool:
@@ -432,13 +432,6 @@ def _broken_arguments(argument: str, value: str) -> list[str]:
             f'{{"{argument}": "{value}"}}}}']
 
 
-# An error that says what was wrong with malformed arguments names the JSON, the arguments or
-# what the parser said ("Expecting ',' delimiter", "Unterminated string", "Extra data").
-JSON_PROBLEM_WORDS = re.compile(r"json|argument|\bargs?\b|\bpars(?:e|ing)|\bdecod|\bexpecting\b|"
-                                r"delimiter|unterminated|extra data|syntax|property name",
-                                re.IGNORECASE)
-
-
 def check_bad_json(run_agent, timeout: float, draw: Draws) -> Entry:
     expect = ("malformed arguments do not crash the loop: the call is answered with an error "
               "marked as one that says what was wrong (the JSON, the arguments)")
@@ -459,7 +452,7 @@ def check_bad_json(run_agent, timeout: float, draw: Draws) -> Entry:
     error = _answer_to(trial, "call_0_0")
     ran = [c.name for c in trial.tool_calls]
     marked = _reads_as_failure(error)
-    named = _names_what_went_wrong(error, JSON_PROBLEM_WORDS)
+    named = _names_what_went_wrong(error, JSON_PROBLEM)
     held = marked and named and ran == [tool.name]
     loop = f"answered the broken call with {_short(error)}, {_returned(trial)}"
     if error and not marked:

@@ -256,6 +256,9 @@ def ask_for(tool: str, argument: str, description: str) -> str:
 
 def give_up(name: str, error: str) -> str:
     """What a model says after trying a call again and again against an error it cannot read."""
+    if not error.strip():
+        return (f"I tried {name} several times and nothing that came back said what to "
+                "change, so I am giving up on it. I cannot answer this.")
     return (f"I tried {name} several times and it kept failing with \"{error[:100]}\", which "
             "does not say what to change, so I am giving up on it. I cannot answer this.")
 

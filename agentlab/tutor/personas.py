@@ -16,7 +16,7 @@ import re
 
 from . import answers
 from .planning import Call, ToolSpec, fill_arguments, rule_for, calculator_calls
-from .reading import Episode, Observation
+from .reading import JSON_PROBLEM, Episode, Observation
 from .words import Task
 
 GIVE_UP_AFTER = 2     # tries of the same mistake, answered by vague errors, before giving up
@@ -80,10 +80,10 @@ def hallucinator(turn: Turn, reply: Reply) -> Reply:
     """Asks for a tool that does not exist; drops it when an error names it or the tools that
     exist (a vague error names neither)."""
     tries = [o for o in turn.episode.observations if o.name == MADE_UP_TOOL]
-    if any(_names_tools(o.error, turn.tools) for o in tries) or _offered(turn, MADE_UP_TOOL):
+    if any(_names_tools(_said(o), turn.tools) for o in tries) or _offered(turn, MADE_UP_TOOL):
         return reply
     if len(tries) >= GIVE_UP_AFTER:
-        return Reply([], answers.give_up(MADE_UP_TOOL, tries[-1].error or ""))
+        return Reply([], answers.give_up(MADE_UP_TOOL, _said(tries[-1])))
     made_up = (MADE_UP_TOOL, json.dumps({"query": turn.task.text[:200]}))
     return Reply([made_up], reply.text, "I'll search the web for this.")
 
@@ -95,10 +95,15 @@ def sloppy(turn: Turn, reply: Reply) -> Reply:
     name, arguments = reply.calls[0]
     tries = [o for o in turn.episode.observations if o.name == name]
     if tries and not tries[-1].error:
+        if _sloppy_progress(tries[:-1], _spec(turn, name))[0] < len(MISTAKES):
+            # Its broken call came back as if it had worked: like a real model, it takes what
+            # came back for the result, and answers from it.
+            return Reply([], answers.answer(turn.task, turn.episode.observations,
+                                            [t.name for t in turn.tools]))
         return reply  # it has got this tool right already
     stage, vague = _sloppy_progress(tries, _spec(turn, name))
     if vague >= GIVE_UP_AFTER:
-        return Reply([], answers.give_up(name, tries[-1].error or ""))
+        return Reply([], answers.give_up(name, _said(tries[-1])))
     if stage >= len(MISTAKES):
         return reply
     return dataclasses.replace(reply, calls=[(name, MISTAKES[stage](arguments))])
@@ -173,6 +178,14 @@ def _offered(turn: Turn, name: str) -> bool:
     return _spec(turn, name) is not None
 
 
+def _said(o: Observation) -> str:
+    """What came back for a call: its error, else its result as text (an agent may say "x is
+    not a valid tool, try one of [...]" without marking it as an error; a model reads it)."""
+    if o.error:
+        return o.error
+    return o.result if isinstance(o.result, str) else json.dumps(o.result, default=str)
+
+
 def _names_tools(error: str | None, tools: list[ToolSpec]) -> bool:
     """Does the error say the made-up tool does not exist, or which tools do?"""
     error = (error or "").lower()
@@ -207,7 +220,7 @@ def _names_problem(error: str, stage: int, o: Observation, spec: ToolSpec | None
     """Does the error name what was wrong: the JSON (stage 0), an argument or its type (1)?"""
     error = error.lower()
     if MISTAKES[stage] is broken_json:
-        return "json" in error
+        return JSON_PROBLEM.search(error) is not None
     kinds = [s.get("type") for s in (spec.properties.values() if spec else [])
              if isinstance(s, dict) and isinstance(s.get("type"), str)]
     return any(name.lower() in error for name in o.arguments) or any(k in error for k in kinds)

@@ -221,12 +221,25 @@ def _without_cut_marker(text: str) -> str:
 
 
 # Words a loop writes when it cuts a result, so the model knows it read only part: "...[truncated:
-# 6,000 of 10,000 characters cut]", "[cut]", "(12,345 more characters)", "output omitted",
-# "…". The course's tools add the first (tools.truncate); the gauntlet and notebook 4a's
-# exercise accept any of them, since a model reads them all the same.
-CUT_NOTE = re.compile(r"truncat|\b(?:cut|omitted|elided|removed|dropped|skipped)\b|"
+# 6,000 of 10,000 characters cut]", "[cut]", "[trimmed]", "(12,345 more characters)", "output
+# omitted", "(showing the first 4,000 of 9,000 characters)", "[+5,000 chars]", "…" (or its
+# JSON escape). The course's tools add the first (tools.truncate); the gauntlet and notebook
+# 4a's exercise accept any of them, since a model reads them all the same.
+CUT_NOTE = re.compile(r"truncat|\b(?:cut|omitted|elided|removed|dropped|skipped|trimmed|clipped|"
+                      r"snip(?:ped)?|shortened|partial|incomplete)\b|"
                       r"\bmore (?:characters|chars|bytes|lines)\b|\btoo (?:long|large|big)\b|"
-                      r"…|\.\.\.", re.IGNORECASE)
+                      r"\bfirst [\d,]+ (?:of|characters|chars)\b|\+\s?[\d,]+ ?(?:characters|chars)\b|"
+                      r"\b[\d,]+ ?/ ?[\d,]+ ?(?:characters|chars)\b|…|\\u2026|\.\.\.", re.IGNORECASE)
+# A note that says the opposite is no note: "(not truncated)", "is_truncated": false.
+NOT_CUT = re.compile(r"\bnot (?:truncated|cut|shortened)\b|truncated\W{0,3}:\s*false\b|"
+                     r"\bpartial\W{0,3}:\s*false\b", re.IGNORECASE)
+# An error that says what was wrong with malformed arguments: it names the JSON or the
+# arguments, or says what the parser said ("Expecting ',' delimiter", "Unterminated string",
+# "Extra data", Python 3.13's "Illegal trailing comma"). Both the tutor (tutor-sloppy fixes its
+# JSON when told so) and the gauntlet's bad_json row read errors with it.
+JSON_PROBLEM = re.compile(r"json|argument|\bargs?\b|\bpars(?:e|ing)|\bdecod|\bexpecting\b|"
+                          r"delimiter|unterminated|extra data|syntax|property name|illegal|"
+                          r"trailing comma|invalid control|unexpected", re.IGNORECASE)
 
 
 def cut_note_in(content: str) -> str | None:
@@ -238,7 +251,7 @@ def cut_note_in(content: str) -> str | None:
              '"rain-0 rain-1 [cut]"' -> "[cut]";  '{"log": "2026-01-02 INFO served in 4' -> None
     """
     found = CUT_NOTE.search(content)
-    if found is None:
+    if found is None or NOT_CUT.search(content):
         return None
     start = content.rfind("[", max(found.start() - 12, 0), found.start())
     start = found.start() if start < 0 else start
