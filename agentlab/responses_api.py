@@ -281,7 +281,10 @@ def response_object(request: dict, completion: dict, raw: bytes | None) -> dict:
         "previous_response_id": request.get("previous_response_id"), "reasoning": None,
         "store": request.get("store") is not False,
         "temperature": request.get("temperature", 1.0), "text": {"format": form},
-        "tool_choice": request.get("tool_choice") or "auto", "tools": request.get("tools") or [],
+        "tool_choice": request.get("tool_choice") or "auto",
+        # a tool sent without `strict` comes back with it null (not held to strict mode): the
+        # reference's Response requires the field
+        "tools": [{"strict": None, **tool} for tool in request.get("tools") or []],
         "top_p": request.get("top_p", 1.0), "truncation": "disabled",
         "metadata": request.get("metadata") or {},
         "usage": {"input_tokens": usage["prompt_tokens"],
