@@ -626,9 +626,30 @@ def test_check_react_loop():
 @pytest.mark.parametrize("write_error", [
     lambda e: {"error": str(e)},  # json.loads' own message: "Expecting ',' delimiter ..."
     lambda e: f"{type(e).__name__}: {e}",  # as Python prints it
-], ids=["the parser's message", "as Python prints it"])
+    # a second review: unmarked, but each says what was wrong
+    lambda e: f"Could not parse Action Input as JSON ({e}); fix it and try again.",
+    lambda e: f"Invalid JSON: {e}", lambda e: str(e), lambda e: repr(e),
+], ids=["the parser's message", "as Python prints it", "could not parse", "invalid JSON",
+        "str(e)", "repr(e)"])
 def test_check_react_loop_takes_an_error_that_says_what_the_parser_said(write_error):
     assert ex.check_react_loop(_react_loop(write_error=write_error))
+
+
+@pytest.mark.parametrize("unknown_tool", [
+    lambda name, tools: {"tool": name, "result": None},
+    lambda name, tools: f"{name}: no results",
+], ids=["an empty result", "no results"])
+def test_check_react_loop_refuses_an_unknown_tool_answered_as_if_it_ran(unknown_tool):
+    refused(ex.check_react_loop(_react_loop(unknown_tool=unknown_tool)), "tutor-hallucinator")
+
+
+@pytest.mark.parametrize("write_error", [
+    lambda e: {"error": "Unexpected error."}, lambda e: {"error": "Illegal input."},
+], ids=["unexpected", "illegal"])
+def test_check_react_loop_refuses_a_vague_error_for_broken_json(write_error):
+    def vague_for_json(e):
+        return write_error(e) if isinstance(e, json.JSONDecodeError) else {"error": str(e)}
+    refused(ex.check_react_loop(_react_loop(write_error=vague_for_json)), "tutor-sloppy")
 
 
 def test_check_react_loop_takes_langchains_own_unknown_tool_text():

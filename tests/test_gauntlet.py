@@ -540,6 +540,10 @@ def test_the_budget_sentence_may_be_worded_as_a_student_would(budget_text):
 @pytest.mark.parametrize("budget_text", [
     "Stopped.", "Stopped: step limit reached.", "", "Done",
     "Stopped after 4 model calls.",  # a count of calls is what the budget is not
+    # a review: words that only hold a budget word inside them
+    "Stopped: the step limit was reached (100 percent).", "Stopped: suspended after 6 steps.",
+    "Stopped: hit a recent limit.", "Stopped: too many steps, refunds pending.",
+    "Stopped: step limit reached; accosted.",
 ])
 def test_a_budget_stop_that_does_not_name_the_budget_breaks_budget_as_max_steps_does(
         budget_text):
@@ -584,9 +588,17 @@ def test_a_cut_that_does_not_say_it_was_cut_breaks_truncation(cut_result):
     lambda text: text[:4000] + f" [4000/{len(text)} chars]",
     lambda text: text[:4000] + " [snip]",
     lambda text: json.dumps({"partial": True, "log": text[:3000]}),
+    lambda text: text[:4000] + " [showing 4,000 of 9,000 characters]",
+    lambda text: text[:4000] + f" ({len(text) - 4000:,} characters not shown)",
+    lambda text: text[:4000] + " [output limited to 4000 characters]",
+    lambda text: text[:4000] + " [rest hidden]",
+    lambda text: text[:4000] + " [capped at 4000 chars]",
+    lambda text: json.dumps({"truncated": True, "note": "cut at 3000 chars; the file is not "
+                             "shortened", "log": text[:3000]}),
 ], ids=["honest", "tools.truncate", "a JSON flag", "the 04a exercise", "more characters",
         "an ellipsis", "an ellipsis in JSON", "trimmed", "shortened", "the first N of M",
-        "+N chars", "N/M chars", "snip", "partial"])
+        "+N chars", "N/M chars", "snip", "partial", "showing N of M", "not shown",
+        "limited to", "hidden", "capped", "a negation elsewhere"])
 def test_a_cut_that_says_so_holds_truncation(cut_result):
     entry = grade(with_changes(cut_result=cut_result), only=["truncation"])["truncation"]
     assert entry.held, entry
@@ -595,7 +607,17 @@ def test_a_cut_that_says_so_holds_truncation(cut_result):
 @pytest.mark.parametrize("cut_result", [
     lambda text: text[:4000] + " (not truncated)",
     lambda text: json.dumps({"log": text[:3000], "is_truncated": False}),
-], ids=["not truncated", "is_truncated false"])
+    lambda text: text[:4000] + " (untruncated)",
+    lambda text: text[:4000] + " (nothing was truncated)",
+    lambda text: text[:4000] + " (no truncation)",
+    lambda text: text[:4000] + " (complete, nothing cut)",
+    lambda text: text[:4000] + " (full text, never truncated)",
+    lambda text: json.dumps({"log": text[:3000], "cut": False}),
+    lambda text: json.dumps({"log": text[:3000], "truncated": 0}),
+    lambda text: json.dumps({"log": text[:3000], "truncated": None}),
+], ids=["not truncated", "is_truncated false", "untruncated", "nothing was truncated",
+        "no truncation", "nothing cut", "never truncated", "cut false", "truncated 0",
+        "truncated null"])
 def test_a_note_that_says_nothing_was_cut_is_no_note(cut_result):
     entry = grade(with_changes(cut_result=cut_result), only=["truncation"], seed=4)["truncation"]
     assert not entry.held, entry

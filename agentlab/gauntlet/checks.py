@@ -232,9 +232,10 @@ STEP_LIMIT_WORDS = re.compile(
 # One that says the budget stopped it names the budget, the cost, the spending, the money or
 # its amount: "Stopped: over budget.", "cost limit reached", "spent $0.0021 of $0.002", "out of
 # money", "max_cost_usd reached", "too expensive". "Stopped: step limit reached." names another
-# limit. (No word boundaries: `max_cost_usd` and `over_budget` hold them inside a name.)
-BUDGET_WORDS = re.compile(r"\$|budget|cost|spen[dt]|money|dollar|usd|pric(?:e|ing)|cents?\b|"
-                          r"expens|funds?\b", re.IGNORECASE)
+# limit. A word starts after no letter, so `max_cost_usd` and `over_budget` count and
+# "suspended", "percent", "refunds" or "accosted" do not.
+BUDGET_WORDS = re.compile(r"\$|(?<![a-z])(?:budget|cost|(?:over)?spen[dt]|money|dollar|usd|"
+                          r"pric(?:e|ing)|cents?\b|expens|funds?\b)", re.IGNORECASE)
 
 
 def _says_why_it_stopped(trial: Trial, words: re.Pattern, limit) -> bool:

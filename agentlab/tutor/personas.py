@@ -80,7 +80,7 @@ def hallucinator(turn: Turn, reply: Reply) -> Reply:
     """Asks for a tool that does not exist; drops it when an error names it or the tools that
     exist (a vague error names neither)."""
     tries = [o for o in turn.episode.observations if o.name == MADE_UP_TOOL]
-    if any(_names_tools(_said(o), turn.tools) for o in tries) or _offered(turn, MADE_UP_TOOL):
+    if any(_names_tools(o, turn.tools) for o in tries) or _offered(turn, MADE_UP_TOOL):
         return reply
     if len(tries) >= GIVE_UP_AFTER:
         return Reply([], answers.give_up(MADE_UP_TOOL, _said(tries[-1])))
@@ -94,14 +94,16 @@ def sloppy(turn: Turn, reply: Reply) -> Reply:
         return reply
     name, arguments = reply.calls[0]
     tries = [o for o in turn.episode.observations if o.name == name]
+    stage, vague = _sloppy_progress(tries, _spec(turn, name))
     if tries and not tries[-1].error:
-        if _sloppy_progress(tries[:-1], _spec(turn, name))[0] < len(MISTAKES):
-            # Its broken call came back as if it had worked: like a real model, it takes what
-            # came back for the result, and answers from it.
+        before = _sloppy_progress(tries[:-1], _spec(turn, name))[0]
+        if before >= len(MISTAKES):
+            return reply  # it has got this tool right already
+        if stage == before:
+            # Its broken call came back as if it had worked, saying nothing of what was wrong:
+            # like a real model, it takes what came back for the result, and answers from it.
             return Reply([], answers.answer(turn.task, turn.episode.observations,
                                             [t.name for t in turn.tools]))
-        return reply  # it has got this tool right already
-    stage, vague = _sloppy_progress(tries, _spec(turn, name))
     if vague >= GIVE_UP_AFTER:
         return Reply([], answers.give_up(name, _said(tries[-1])))
     if stage >= len(MISTAKES):
@@ -186,10 +188,19 @@ def _said(o: Observation) -> str:
     return o.result if isinstance(o.result, str) else json.dumps(o.result, default=str)
 
 
-def _names_tools(error: str | None, tools: list[ToolSpec]) -> bool:
-    """Does the error say the made-up tool does not exist, or which tools do?"""
-    error = (error or "").lower()
-    return MADE_UP_TOOL in error or any(t.name.lower() in error for t in tools)
+# Text that says a tool does not exist, marked as an error or not ("x is not a valid tool").
+NO_SUCH_TOOL = re.compile(r"not (?:a )?(?:valid|available|allowed|known)|does ?n[o']t exist|"
+                          r"\bunknown\b|\bno such\b|not found|\binvalid\b", re.IGNORECASE)
+
+
+def _names_tools(o: Observation, tools: list[ToolSpec]) -> bool:
+    """Does what came back say the made-up tool does not exist, or which tools do? An error
+    that names the made-up tool says so; unmarked text must say it does not exist ("search_web:
+    no results" echoes the name of a tool that seemed to run)."""
+    said = _said(o).lower()
+    if any(t.name.lower() in said for t in tools):
+        return True
+    return MADE_UP_TOOL in said and (o.error is not None or NO_SUCH_TOOL.search(said) is not None)
 
 
 def broken_json(arguments: str) -> str:
@@ -208,8 +219,8 @@ MISTAKES = [broken_json, wrong_types]
 def _sloppy_progress(tries: list[Observation], spec: ToolSpec | None) -> tuple[int, int]:
     """(how many of its mistakes an error has named so far, vague errors since the last one)."""
     stage = vague = 0
-    for o in tries:
-        if stage < len(MISTAKES) and _names_problem(o.error or "", stage, o, spec):
+    for o in tries:  # an unmarked "Could not parse the JSON: ..." says what was wrong too
+        if stage < len(MISTAKES) and _names_problem(_said(o), stage, o, spec):
             stage, vague = stage + 1, 0
         else:
             vague += 1

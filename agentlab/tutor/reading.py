@@ -226,20 +226,24 @@ def _without_cut_marker(text: str) -> str:
 # JSON escape). The course's tools add the first (tools.truncate); the gauntlet and notebook
 # 4a's exercise accept any of them, since a model reads them all the same.
 CUT_NOTE = re.compile(r"truncat|\b(?:cut|omitted|elided|removed|dropped|skipped|trimmed|clipped|"
-                      r"snip(?:ped)?|shortened|partial|incomplete)\b|"
+                      r"snip(?:ped)?|shortened|partial|incomplete|capped|hidden)\b|"
                       r"\bmore (?:characters|chars|bytes|lines)\b|\btoo (?:long|large|big)\b|"
-                      r"\bfirst [\d,]+ (?:of|characters|chars)\b|\+\s?[\d,]+ ?(?:characters|chars)\b|"
+                      r"\b(?:first|showing) [\d,]+ (?:of|characters|chars)\b|\bnot shown\b|"
+                      r"\blimited to [\d,]+|\+\s?[\d,]+ ?(?:characters|chars)\b|"
                       r"\b[\d,]+ ?/ ?[\d,]+ ?(?:characters|chars)\b|…|\\u2026|\.\.\.", re.IGNORECASE)
-# A note that says the opposite is no note: "(not truncated)", "is_truncated": false.
-NOT_CUT = re.compile(r"\bnot (?:truncated|cut|shortened)\b|truncated\W{0,3}:\s*false\b|"
-                     r"\bpartial\W{0,3}:\s*false\b", re.IGNORECASE)
+# A note that says the opposite is no note: "(not truncated)", "untruncated", "nothing was cut",
+# "no truncation", "never truncated", "is_truncated": false, "cut": 0. Read next to each note.
+NOT_CUT = re.compile(r"\b(?:not|never|no|nothing)\W+(?:\w+\W+)?(?:truncat|cut\b|shortened|trimmed)|"
+                     r"\buntruncated|(?<![a-z])(?:truncated|cut|trimmed|partial|shortened)\W{0,3}:\s*"
+                     r"(?:false|0|null|none)\b", re.IGNORECASE)
 # An error that says what was wrong with malformed arguments: it names the JSON or the
 # arguments, or says what the parser said ("Expecting ',' delimiter", "Unterminated string",
 # "Extra data", Python 3.13's "Illegal trailing comma"). Both the tutor (tutor-sloppy fixes its
 # JSON when told so) and the gauntlet's bad_json row read errors with it.
 JSON_PROBLEM = re.compile(r"json|argument|\bargs?\b|\bpars(?:e|ing)|\bdecod|\bexpecting\b|"
-                          r"delimiter|unterminated|extra data|syntax|property name|illegal|"
-                          r"trailing comma|invalid control|unexpected", re.IGNORECASE)
+                          r"delimiter|unterminated|extra data|syntax|property name|"
+                          r"trailing comma|invalid control character|"
+                          r"unexpected (?:character|end|token|eof)", re.IGNORECASE)
 
 
 def cut_note_in(content: str) -> str | None:
@@ -250,13 +254,14 @@ def cut_note_in(content: str) -> str | None:
              -> "...[truncated: 9,000 of 13,000 characters cut]"
              '"rain-0 rain-1 [cut]"' -> "[cut]";  '{"log": "2026-01-02 INFO served in 4' -> None
     """
-    found = CUT_NOTE.search(content)
-    if found is None or NOT_CUT.search(content):
-        return None
-    start = content.rfind("[", max(found.start() - 12, 0), found.start())
-    start = found.start() if start < 0 else start
-    end = content.find("]", found.end(), found.end() + 60)
-    return content[start:found.end() + 40 if end < 0 else end + 1].strip()
+    for found in CUT_NOTE.finditer(content):
+        if NOT_CUT.search(content[max(found.start() - 24, 0):found.end() + 16]):
+            continue  # "not truncated", "cut": false: it says nothing was cut
+        start = content.rfind("[", max(found.start() - 12, 0), found.start())
+        start = found.start() if start < 0 else start
+        end = content.find("]", found.end(), found.end() + 60)
+        return content[start:found.end() + 40 if end < 0 else end + 1].strip()
+    return None
 
 
 def _children(container) -> list:
