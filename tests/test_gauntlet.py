@@ -775,33 +775,6 @@ def test_a_budget_that_counts_calls_at_a_fixed_price_breaks_budget_only(seed):
     assert "a price per call assumed" in hint or "a count of calls is not a budget" in hint
 
 
-def repeat_guard(kind):
-    """from_scratch's loop with another repeat guard: by tool name, allowing each tool once
-    (or 3 times) per run."""
-    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
-        messages, spent, runs = [{"role": "user", "content": user_message}], 0.0, []
-        for step in range(max_steps):
-            response = client.chat(model=model, messages=messages, tools=tools)
-            spent += estimate_cost(response)
-            messages.append(response.message)
-            if not response.tool_calls:
-                return response.message["content"]
-            for call in response.tool_calls:
-                name = call.function.name
-                print(f"step {step}: {name}({call.function.arguments})")
-                runs.append(name)
-                if runs.count(name) > (1 if kind == "once per run" else 3):
-                    result = {"error": f"{name} already ran: not run again"}
-                else:
-                    result = run_one_call(name, call.function.arguments, tool_impls, [])
-                messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": json.dumps(result, default=str)[:4000]})
-            if spent > max_cost_usd:
-                return "Stopped: over budget."
-        return "Stopped: step limit reached."
-    return loop
-
-
 def capped_by_name(cap):
     """No repeat guard: each tool refuses once it has run `cap` times in the run, whatever its
     arguments (an outside review: caps 6 and 7 held the repeats row on every draw)."""
@@ -844,7 +817,9 @@ def test_a_cap_by_tool_name_breaks_the_whole_grade_on_the_reviews_seeds(seed):
 
 @pytest.mark.parametrize("kind", ["once per run", "three times per tool"])
 def test_a_repeat_guard_by_tool_name_breaks_repeats(kind):
-    entry = grade(repeat_guard(kind), seed=9, only=["repeats"])["repeats"]
+    # by tool name: each tool allowed once per run, or three times
+    cap = 1 if kind == "once per run" else 3
+    entry = grade(capped_by_name(cap), seed=9, only=["repeats"])["repeats"]
     assert not entry.held
     assert "which was no repeat" in entry.loop
     assert "compare both" in entry.hint
