@@ -24,8 +24,9 @@ import re
 import sys
 import time
 
-from .course import CourseError
-from .loop import SYSTEM_PROMPT, Limits
+from .course.launcher import CourseError
+from .guardrails import Limits
+from .loop import SYSTEM_PROMPT
 from .masking import public_url
 from .records import Run, format_step, redact
 
@@ -229,7 +230,8 @@ def refuse_unknown(command: Parser, unknown: list[str], argv: list[str]) -> None
 
 
 def _course(args) -> int:
-    from .course import open_course, student_copy
+    from .course.launcher import open_course
+    from .course.handout import student_copy
 
     if args.student_copy:
         student_copy(args.student_copy)
@@ -252,9 +254,9 @@ def _serve(args) -> int:
 
 
 def _models(args) -> int:
-    from .tutor import PERSONAS
+    from .models import TUTOR_MODELS
 
-    for name, what in PERSONAS.items():
+    for name, what in TUTOR_MODELS.items():
         print(f"{name:20} {what}")
     return 0
 

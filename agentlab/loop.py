@@ -1,7 +1,8 @@
 """The agent loop: THINK (ask the model), ACT (run the tools it asked for), OBSERVE (append the
 results), REPEAT, until the model answers in plain text or a limit stops it.
 
-`run_agent` below is the chapter's listing with each guardrail given a name:
+`run_agent` below is the chapter's listing with each guardrail given a name (each one a named
+piece of guardrails.py, where Limits, the numbers, lives too):
 
     step limit      for index in range(limits.max_steps)
     time limit      a deadline for the whole run; it also bounds each model call (retries
@@ -9,9 +10,9 @@ results), REPEAT, until the model answers in plain text or a limit stops it.
     budget          Budget: by default refuses a call that *could* cross max_cost_usd;
                     budget="after" is the chapter's pay-then-check, which can overshoot
     observability   every finished step goes to the on_step observers (print_step prints it)
-    allowlist,      Toolbox.call: unknown tools, broken or wrong arguments, repeated calls,
-    errors back,    denials by the approval hook, exceptions and timeouts all come back to the
-    truncation      model as {"error": ...}; long results are cut with a marker
+    allowlist,      Toolbox.call (tools.py): unknown tools, broken or wrong arguments, repeated
+    errors back,    calls, denials by the approval hook, exceptions and timeouts all come back
+    truncation      to the model as {"error": ...}; long results are cut with a marker
     wind-down       optional: the last step the limits allow is a call with tool_choice="none"
 
 A run that stops keeps its steps, usage, cost and transcript, and says why it stopped (one of
@@ -24,59 +25,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
-import time
 
+from ._text import exception_text
+from .guardrails import Budget, Deadline, EndRun, Limits, RepeatGuard
 from .masking import mask, public_url
 from .models import connect
-from .pricing import Budget, Unpriceable, token_count
+from .pricing import Unpriceable, token_count
 from .records import Run, Step, ToolCall, print_step, text_of
-from .tools import EndRun, Outcome, RepeatGuard, Toolbox, exception_text
+from .tools import Outcome, Toolbox
 
 SYSTEM_PROMPT = ("You are a helpful assistant. Use tools when needed. "
                  "When you have the answer, reply normally without calling a tool.")
-
-
-@dataclasses.dataclass(frozen=True)
-class Limits:
-    """Every limit of a run. None switches a limit off (max_steps cannot be switched off)."""
-
-    max_steps: int = 10                 # model calls per run
-    max_cost_usd: float | None = 0.50   # US dollars per run
-    max_seconds: float | None = 120.0   # wall clock for the whole run
-    max_result_chars: int | None = 4000  # longer tool results are cut, with a marker
-    tool_timeout: float | None = 10.0   # seconds per tool call
-    max_repeats: int | None = 2         # the same call (tool + arguments) this many times in a row
-    max_output_tokens: int = 1024       # sent as the request's max tokens; bounds each call's cost
-    isolate: str = "thread"             # tools run on a thread, or "process": killed on time
-
-    def __post_init__(self):
-        _check_limit("max_steps", self.max_steps, int, optional=False)
-        _check_limit("max_cost_usd", self.max_cost_usd, (int, float))
-        _check_limit("max_seconds", self.max_seconds, (int, float))
-        _check_limit("max_result_chars", self.max_result_chars, int)
-        _check_limit("tool_timeout", self.tool_timeout, (int, float))
-        _check_limit("max_repeats", self.max_repeats, int)
-        _check_limit("max_output_tokens", self.max_output_tokens, int, optional=False)
-        if self.isolate not in ISOLATION:
-            raise ValueError(f"Limits.isolate must be one of {ISOLATION}, not {self.isolate!r}")
-
-
-ISOLATION = ("thread", "process")  # how a tool runs: tools.py, isolated.py
-
-
-def _check_limit(name: str, value, kind, optional: bool = True) -> None:
-    """A limit is a positive, finite number (or None where it can be switched off).
-
-    NaN is refused explicitly: every comparison with NaN is False, so a NaN limit would
-    silently switch its guardrail off. Infinity is refused too: None says "no limit".
-    """
-    if value is None and optional:
-        return
-    if (not isinstance(value, kind) or isinstance(value, bool) or not math.isfinite(value)
-            or value <= 0):
-        raise ValueError(f"Limits.{name} must be a positive number{' or None' if optional else ''}"
-                         f", not {value!r}" + (" (use None for no limit)" if optional else ""))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,26 +61,6 @@ class ObserverFailed(Exception):
         name = getattr(observer, "__name__", type(observer).__name__)
         super().__init__(f"the on_step observer {name} raised {exception_text(error)}; the "
                          "run stopped there, with its steps kept")
-
-
-class Deadline:
-    """The run's wall clock."""
-
-    def __init__(self, seconds: float | None):
-        self.start, self.seconds = time.perf_counter(), seconds
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
-
-    def left(self) -> float | None:
-        return None if self.seconds is None else self.seconds - self.elapsed()
-
-    def end(self) -> float | None:
-        """When the run must end, as a time.perf_counter() value (None: no time limit)."""
-        return None if self.seconds is None else self.start + self.seconds
-
-    def expired(self) -> bool:
-        return self.seconds is not None and self.elapsed() >= self.seconds
 
 
 def run_agent(task: str, tools=(), *, client=None, model: str | None = None,

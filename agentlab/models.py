@@ -28,7 +28,7 @@ this module retries what the SDK would retry (connection errors, timeouts, 408/4
 waiting as the API asks (retry-after) or 0.5 s, 1 s, ..., but never past the deadline.
 The SDK's timeout is per read of the socket, not per call, and no timeout covers a name lookup:
 a server trickling its body a byte at a time or sending its headers late, or a slow resolver,
-would hold a call far longer. So the call runs on a watched thread (watched.py) that is waited
+would hold a call far longer. So the call runs on a watched thread (_watched.py) that is waited
 for no longer than `timeout`: past it, the call is abandoned (CallAbandoned) and whatever it
 returns later is dropped. Why a thread and not the SDK's options or a deadline-aware transport:
 it bounds every stage the same way, name lookup included (which neither can interrupt), in a
@@ -47,9 +47,9 @@ import time
 from typing import Any
 
 from . import tutor
+from ._watched import Overran, run_within
 from .masking import public_url, remember_key
 from .records import redact
-from .watched import Overran, run_within
 
 DEFAULT_OFFLINE_MODEL = "tutor"
 DEFAULT_ONLINE_MODEL = "gpt-4o-mini"
@@ -137,7 +137,7 @@ class ChatClient:
 
     @staticmethod
     def _within(timeout: float | None, create):
-        """create() on a watched thread (watched.py), so that `timeout` bounds the whole call:
+        """create() on a watched thread (_watched.py), so that `timeout` bounds the whole call:
         the name lookup, the connection, headers sent late, a body trickled a byte at a time.
         A reply that comes after it is dropped (CallAbandoned), never returned as an answer."""
         if timeout is None:
@@ -243,8 +243,14 @@ def _retry_after(headers) -> float | None:
         return None
 
 
+# The offline tutor's models, each a persona (a steady tutor, a sloppy one, one that loops...):
+# name -> what it does. The one public place for their names: `agentlab models` lists them, the
+# playground offers them, connect() accepts them.
+TUTOR_MODELS: dict[str, str] = dict(tutor.PERSONAS)
+
+
 def is_tutor(model: str | None) -> bool:
-    return model in tutor.PERSONAS
+    return model in TUTOR_MODELS
 
 
 _TUTOR_WARMED_UP = False
@@ -296,12 +302,12 @@ def connect(model: str | None = None, *, api_key: str | None = None, base_url: s
         model = model or DEFAULT_OFFLINE_MODEL
     if offline:
         if model is not None and not is_tutor(model):
-            if close := difflib.get_close_matches(model, tutor.PERSONAS, n=1, cutoff=0.75):
+            if close := difflib.get_close_matches(model, TUTOR_MODELS, n=1, cutoff=0.75):
                 raise ValueError(f"there is no offline model {model!r}: did you mean "
                                  f"{close[0]!r}? (`agentlab models` lists them)")
             raise ValueError(f"model {model!r} needs a real API: set OPENAI_API_KEY (and "
                              "OPENAI_BASE_URL for a local server), or use one of the offline "
-                             f"tutor models: {', '.join(tutor.PERSONAS)}")
+                             f"tutor models: {', '.join(TUTOR_MODELS)}")
         from .server import make_transport, sdk_http
 
         http_client = sdk_http().Client(transport=transport or make_transport(respond=respond))

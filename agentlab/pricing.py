@@ -3,19 +3,17 @@
 - `price_per_million(model)`: a model's input and output prices, per million tokens.
 - `estimate_cost(response)`: what one chat response cost, from the usage the API reported.
 - `reprice(run, model)`: what a finished run would have cost at another model's prices.
-- `Budget`: the run's spending, in one of two modes:
-    "before" (the default) bounds each call's worst case *before* sending it (the prompt's
-             tokens at the input price + the max-tokens cap at the output price) and refuses a
-             call that could cross the budget, so a run never ends over budget;
-    "after"  is the chapter's listing: pay, add, then check, so the last call can overshoot.
-  A model or response that cannot be priced counts as over budget: the budget fails closed.
+- `count_tokens`, `message_tokens`: the offline tutor's token rule, for views that split a
+  prompt into its parts (one rule for every client and the server: tutor/tokens.py).
+The budget that spends these dollars is a guardrail: guardrails.Budget.
 
-Prompt tokens before a call are bounded from above without a tokenizer: the previous call's
-whole prompt as its usage reported it (prompt_tokens, plus cached_tokens for an API that
-counts cache hits apart), plus the UTF-8 bytes of every message added since (a token is never
-shorter than one byte in the byte-level tokenizers chat models use) and a few tokens per
-message. The first call is bounded by bytes alone. The completion is bounded by the max-tokens
-cap, which OpenAI's reasoning models spend their reasoning tokens within.
+Prompt tokens before a call are bounded from above without a tokenizer (guardrails.Budget's
+look-ahead): the previous call's whole prompt as its usage reported it (prompt_tokens, plus
+cached_tokens for an API that counts cache hits apart), plus the UTF-8 bytes of every message
+added since (a token is never shorter than one byte in the byte-level tokenizers chat models
+use) and a few tokens per message. The first call is bounded by bytes alone. The completion is
+bounded by the max-tokens cap, which OpenAI's reasoning models spend their reasoning tokens
+within.
 
 When the bound does not hold (the README says so, and notebook 04b teaches it): an API that
 leaves a cache hit's tokens out of both prompt_tokens and cached_tokens (then a miss can cost
@@ -31,10 +29,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import math
 
-PER_MESSAGE_TOKENS = 8  # role and separators; generous, since this is an upper bound
+from .tutor.tokens import count_tokens, message_tokens
+
+__all__ = ["Price", "Unpriceable", "cost_usd", "estimate_cost", "price_per_million", "reprice",
+           "reported_tokens", "token_count", "whole_prompt", "count_tokens", "message_tokens"]
 
 
 class Unpriceable(Exception):
@@ -110,7 +110,10 @@ def _flat_price(model: str) -> Price | None:
     """
     from decimal import Decimal
 
-    from genai_prices import Usage, calc_price  # slow to import: only when a price is needed
+    from genai_prices import (  # slow to import: only when a price is needed
+        Usage,
+        calc_price,
+    )
 
     try:
         calc = calc_price(Usage(input_tokens=1, output_tokens=1), model_ref=model)
@@ -193,89 +196,6 @@ def whole_prompt(usage) -> int:
         return token_count(usage, "prompt_tokens")
     # a count that is not one (negative, NaN) raises Unpriceable: the budget fails closed
     return token_count(usage, "prompt_tokens") + token_count(details, "cached_tokens")
-
-
-def _bytes(item) -> int:
-    return len(json.dumps(item, ensure_ascii=False, default=str).encode())
-
-
-class Budget:
-    """Money spent in one run, and whether the next call may be made."""
-
-    MODES = ("before", "after")
-
-    def __init__(self, max_usd: float | None, priced_as, mode: str = "before"):
-        if mode not in self.MODES:
-            raise ValueError(f"budget mode must be one of {self.MODES}, not {mode!r}")
-        self.max_usd, self.mode, self.priced_as = max_usd, mode, priced_as
-        self.spent = 0.0
-        self.allowed = math.inf     # the last call's bound, from the look-ahead
-        self.last_cost = 0.0        # what the last call cost
-        self._known_tokens = 0      # the last call's whole prompt, as its usage reported it
-        self._known_messages = 0    # how many messages that prompt held
-
-    @property
-    def left(self) -> float:
-        return math.inf if self.max_usd is None else self.max_usd - self.spent
-
-    def prompt_bound(self, messages: list[dict], tools: list[dict] | None) -> int:
-        """An upper bound on the next call's prompt tokens.
-
-        Example: the last call reported 85 prompt tokens (+ 0 cached); one 40-byte message
-                 added since -> 85 + (40 + 8) + 8 = 141
-        """
-        if self._known_messages == 0:
-            base = _bytes(tools) if tools else 0
-        else:
-            base = self._known_tokens
-        new = messages[self._known_messages:]
-        return base + sum(_bytes(m) + PER_MESSAGE_TOKENS for m in new) + PER_MESSAGE_TOKENS
-
-    def call_bound(self, messages, tools, max_output_tokens: int) -> float:
-        """The most the next call can cost: bounded prompt at input price + cap at output price."""
-        return cost_usd(self.priced_as, self.prompt_bound(messages, tools), max_output_tokens)
-
-    def refuse_call(self, messages, tools, max_output_tokens: int) -> str | None:
-        """In "before" mode: why the next call may not be made, or None if it may.
-
-        A spend exactly equal to the budget is within it: only going over is refused.
-        """
-        if self.mode != "before" or self.max_usd is None:
-            return None
-        try:
-            bound = self.call_bound(messages, tools, max_output_tokens)
-        except Unpriceable as e:
-            return f"cannot price the next call, so it counts as over budget: {e}"
-        if self.spent + bound > self.max_usd:
-            return (f"the next call could cost up to ${bound:.6f} and only ${self.left:.6f} of "
-                    f"the ${self.max_usd:.6f} budget is left")
-        self.allowed = bound
-        return None
-
-    def charge(self, response, messages_sent: int) -> float:
-        """Add what a response cost; raises Unpriceable if it cannot be priced."""
-        cost = estimate_cost(response)
-        known = whole_prompt(response.usage)  # before any change: it may raise Unpriceable
-        self.spent += cost
-        self.last_cost = cost
-        self._known_tokens, self._known_messages = known, messages_sent
-        return cost
-
-    def overspent(self) -> str | None:
-        """Why the run must stop now that it has paid, or None while it is within the budget.
-
-        In "after" mode (the chapter's) going over is the expected overshoot of the last call.
-        In "before" mode it can only mean the API billed more than the look-ahead's bound
-        allowed for (a usage report that breaks the token rules); the detail says so.
-        """
-        if self.max_usd is None or self.spent <= self.max_usd:
-            return None
-        detail = (f"spent ${self.spent:.6f}, over the ${self.max_usd:.6f} budget by "
-                  f"${self.spent - self.max_usd:.6f}")
-        if self.mode == "before":
-            detail += (f": the API billed ${self.last_cost:.6f} for the last call, more than the "
-                       f"${self.allowed:.6f} the look-ahead allowed for")
-        return detail
 
 
 def reprice(run, priced_as) -> float:

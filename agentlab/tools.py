@@ -11,11 +11,14 @@ model's requests and our code. For every tool call the model asks for it decides
     6. observe       turn the result into text, cut it to max_result_chars
 
 Any "no" becomes an {"error": "..."} observation that names the problem, so the model can
-correct itself and the loop goes on. The model never runs anything; this file does.
+correct itself and the loop goes on. The model never runs anything; this file does. Each check
+that is a guardrail (the allowlist, the repeat guard, approval, the timeout, truncation) is one
+named piece of guardrails.py; this file decides the order and turns each "no" into the error.
 
-Left out on purpose: async tools, and killing a tool that overruns its timeout (Python cannot
-kill a thread: the call is abandoned, keeps running in the background and its result is dropped;
-watched.py says what threads cannot do, and a tool holding the GIL is the case to know).
+Left out on purpose: async tools, and killing a tool that overruns its timeout on a thread
+(Python cannot kill a thread: the call is abandoned, keeps running in the background and its
+result is dropped; _watched.py says what threads cannot do, and a tool holding the GIL is the
+case to know). Limits(isolate="process") runs each call in a process that can be killed.
 """
 
 from __future__ import annotations
@@ -32,12 +35,28 @@ import time
 import types
 import typing
 import warnings
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import isolated
+from . import _isolated
+from ._text import Unreadable, exception_text, to_text
+from ._watched import Overran
+from .guardrails import (
+    Deny,
+    EndRun,
+    RepeatGuard,
+    ask_approval,
+    not_on_allowlist,
+    overran,
+    run_tool_within,
+    truncate,
+)
 from .masking import MASK, mask
-from .watched import Overran, run_within
+
+# Deny, EndRun, RepeatGuard, truncate, exception_text and to_text are used here and were first
+# defined here: they stay importable from agentlab.tools.
+__all__ = ["Tool", "tool", "Toolbox", "Outcome", "Deny", "EndRun", "RepeatGuard", "truncate",
+           "exception_text", "to_text"]
 
 # ---------------------------------------------------------------------------------------------
 # Building a schema from a function
@@ -226,65 +245,6 @@ def _parameters_schema(fn, arg_docs: dict[str, str]) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# Approval: our code, not the model, decides whether a call runs
-
-
-@dataclasses.dataclass(frozen=True)
-class Deny:
-    """Returned by an approval hook to refuse a call; the reason goes back to the model."""
-
-    reason: str = "denied by the approval hook"
-
-
-def _approval(approve, name: str, arguments: dict) -> str | None:
-    """Ask the hook; return None to allow, or the reason for a denial.
-
-    Fails closed: only True allows. A hook that raises, or returns anything else (False, None
-    from a forgotten `return`, a Deny, a reason as text), refuses the call.
-    """
-    if approve is None:
-        return None
-    try:
-        verdict = approve(name, arguments)
-    except Exception as e:  # a broken hook must not let the call through
-        return f"the approval hook failed ({type(e).__name__}: {e}), so the call was not run"
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:  # sys.exit, CancelledError: the hook asks for everything to stop
-        raise EndRun(f"the approval hook raised {exception_text(e)} for {name}, which was not "
-                     "run; the run stopped there, with its steps kept") from e
-    if verdict is True:
-        return None
-    if verdict is None:  # a hook that forgot a `return` must not let the call through
-        return ("the approval hook returned None, so the call was not run (a hook returns "
-                "True to allow a call)")
-    if isinstance(verdict, Deny):
-        return verdict.reason
-    if isinstance(verdict, str):
-        return verdict
-    return "denied by the approval hook"
-
-
-class RepeatGuard:
-    """Refuses the same tool with the same arguments asked for too many times in a row."""
-
-    def __init__(self, max_repeats: int | None):
-        self.max_repeats = max_repeats
-        self.last_call: tuple[str, str] | None = None
-        self.count = 0
-
-    def check(self, name: str, arguments: dict) -> str | None:
-        key = (name, json.dumps(arguments, sort_keys=True))
-        self.count = self.count + 1 if key == self.last_call else 1
-        self.last_call = key
-        if self.max_repeats is not None and self.count > self.max_repeats:
-            return (f"repeat guard: {name} with these arguments was already called "
-                    f"{self.count - 1} times in a row and was not run again; the result will "
-                    "not change. Use the earlier result, try something else, or answer.")
-        return None
-
-
-# ---------------------------------------------------------------------------------------------
 # Running one call
 
 
@@ -298,69 +258,6 @@ class Outcome:
     truncated_chars: int = 0
     denied: str | None = None
     seconds: float = 0.0
-
-
-def truncate(text: str, max_chars: int | None) -> tuple[str, int]:
-    """Cut text to max_chars, ending with a visible marker; return it and how much was cut.
-
-    Example: truncate("abcdef", 4) -> ("abcd\\n...[truncated: 2 of 6 characters cut]", 2)
-             truncate("abcd", 4)   -> ("abcd", 0)
-    Mask secrets before cutting (masking.mask): a cut can leave a key's prefix behind.
-    """
-    if max_chars is None or len(text) <= max_chars:
-        return text, 0
-    cut = len(text) - max_chars
-    return text[:max_chars] + f"\n...[truncated: {cut:,} of {len(text):,} characters cut]", cut
-
-
-def to_text(result: Any) -> str:
-    """A tool's result as the text the model reads: JSON where possible, else str().
-
-    A value JSON has no type for (a datetime, a set) is written as its str() inside the JSON,
-    so the model still reads one valid document.
-    Example: {"now": datetime(2026, 3, 14, 15, 9)} -> '{"now": "2026-03-14 15:09:00"}'
-    """
-    if isinstance(result, str):
-        return result
-    if isinstance(result, (Iterator, Awaitable)):
-        raise TypeError(f"it is a {type(result).__name__}, which holds no values until it is "
-                        "consumed: return list(...) of it (or a plain value)")
-    if not isinstance(result, (dict, list, tuple, int, float, bool, type(None))):
-        return str(result)  # an object of its own: its text is all the model can read
-    try:
-        return json.dumps(result, ensure_ascii=False, allow_nan=False, default=str)
-    except (TypeError, ValueError):  # NaN or infinity, or a key JSON cannot take
-        return str(result)
-
-
-class EndRun(Exception):
-    """A tool or an approval hook raised a BaseException that is not an error to report to the
-    model (asyncio.CancelledError, GeneratorExit, a framework's own, sys.exit in a hook): such
-    an exception asks for everything to stop, so the run ends with "error", its steps kept.
-
-    outcome: what to record for the call (None: the loop records nothing for it; the call goes
-    down as not run).
-    """
-
-    def __init__(self, message: str, outcome: Outcome | None = None):
-        super().__init__(message)
-        self.outcome = outcome
-
-
-class Unreadable(Exception):
-    """A tool's result that could not be turned into text (its __cause__ says why)."""
-
-
-def exception_text(error: BaseException) -> str:
-    """An exception as "Type: message", even when its message cannot be made.
-
-    Example: ValueError("bad") -> "ValueError: bad"; an exception whose __str__ raises ->
-             "BrokenError (its message could not be read)"
-    """
-    try:
-        return f"{type(error).__name__}: {error}"
-    except Exception:
-        return f"{type(error).__name__} (its message could not be read)"
 
 
 @functools.lru_cache(maxsize=512)
@@ -440,7 +337,7 @@ class Toolbox:
         """For isolate="process": raise ValueError, naming the fix, for a tool that a fresh
         Python process could not import (one defined in a notebook cell or in __main__)."""
         for t in self.tools.values():
-            isolated.reference(t)
+            _isolated.reference(t)
 
     def call(self, name: str, arguments_json: str | None, *, timeout: float | None = None,
              max_result_chars: int | None = 4000, approve=None,
@@ -452,7 +349,7 @@ class Toolbox:
         deadline: the run's end, as a time.perf_counter() value: the tool gets at most what is
                   left of it once the checks (the approval hook too) have passed
         isolate:  "thread" (a watched thread, abandoned if it overruns) or "process" (a fresh
-                  process, killed if it overruns: isolated.py)
+                  process, killed if it overruns: _isolated.py)
         """
         start = time.perf_counter()
 
@@ -462,9 +359,8 @@ class Toolbox:
             return Outcome(content, error=message, truncated_chars=cut,
                            seconds=time.perf_counter() - start, **extra)
 
-        if name not in self.tools:                                        # 1. allowlist
-            return refuse(f"unknown tool {name!r}; the tools you can use are: "
-                          f"{', '.join(self.tools) or 'none'}")
+        if problem := not_on_allowlist(name, self.tools):                 # 1. allowlist
+            return refuse(problem)
         try:                                                              # 2. arguments
             arguments = json.loads(arguments_json or "{}")
         except (ValueError, TypeError, RecursionError) as e:  # ValueError: JSONDecodeError too
@@ -485,7 +381,7 @@ class Toolbox:
             problem = repeat_guard.check(name, arguments)
             if problem:
                 return refuse(problem, arguments=arguments)
-        denial = _approval(approve, name, arguments)                      # 4. approval
+        denial = ask_approval(approve, name, arguments)                   # 4. approval
         if denial is not None:
             return refuse(f"not allowed: {denial}", arguments=arguments, denied=denial)
         if deadline is not None:  # the run's time left, counted after the approval hook
@@ -494,34 +390,20 @@ class Toolbox:
                 return refuse("not run: the run's time limit was reached", arguments=arguments)
             timeout = left if timeout is None else min(timeout, left)
 
-        def run_and_observe():  # 5. run, 6. observe: both within the timeout
-            if isolate == "process":  # the child turns the result into text
-                return truncate(mask(isolated.call(self.tools[name], arguments, timeout)),
-                                max_result_chars)
-            result = self.tools[name].function(**arguments)
-            try:
-                return truncate(mask(to_text(result)), max_result_chars)
-            except Exception as e:
-                raise Unreadable(e) from e
+        def observe(text: str) -> tuple[str, int]:                        # 6. observe
+            return truncate(mask(text), max_result_chars)  # masked before the cut
 
-        try:
-            if isolate == "process":  # the wait for a process is not held up by its GIL
-                content, cut = run_and_observe()
-            else:
-                content, cut = run_within(run_and_observe, timeout, name="agentlab-tool")
+        try:                                                              # 5. run, in time
+            content, cut = run_tool_within(self.tools[name], arguments, timeout, isolate, observe)
         except Overran as e:
-            late = ("" if e.took is None else f" (it finished after {e.took:.2f} s, too late: "
-                    "its result was dropped)")
-            fate = "stopped (its process killed)" if isolate == "process" else "abandoned"
-            return refuse(f"{name} did not finish within {timeout:g} s and was {fate}{late}",
-                          arguments=arguments)
+            return refuse(overran(name, timeout, isolate, e), arguments=arguments)
         except Unreadable as e:
             return refuse(f"{name} returned a result that cannot be read as text: "
                           f"{exception_text(e.__cause__)}", arguments=arguments)
-        except isolated.UnreadableInChild as e:
+        except _isolated.UnreadableInChild as e:
             return refuse(f"{name} returned a result that cannot be read as text: {e}",
                           arguments=arguments)
-        except isolated.FailedInChild as e:
+        except _isolated.FailedInChild as e:
             return refuse(f"{name} failed: {e}", arguments=arguments)
         except (Exception, SystemExit) as e:  # SystemExit: a tool that calls sys.exit or argparse
             return refuse(f"{name} failed: {exception_text(e)}", arguments=arguments)

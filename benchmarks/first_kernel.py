@@ -38,9 +38,13 @@ STEPS = {
     "import agentlab": "import agentlab",
     "first answer": ("from agentlab import run_agent\nfrom agentlab.toolkit import COURSE_TOOLS\n"
                      "run = run_agent('What is 17 * 23?', COURSE_TOOLS)"),
-    "first plot": ("import io\nfrom agentlab import plots\n"
+    "first plot": ("import io\ntry:\n    from agentlab.course import plots\n"
+                   "except ImportError:  # a tree from before the three wings\n"
+                   "    from agentlab import plots\n"
                    "plots.steps_per_run([run]).figure.savefig(io.BytesIO(), format='png')"),
-    "playground": ("from agentlab.widgets import Playground\n"
+    "playground": ("try:\n    from agentlab.course.playground import Playground\n"
+                   "except ImportError:  # a tree from before the three wings\n"
+                   "    from agentlab.widgets import Playground\n"
                    "playground = Playground(['What is 17 * 23?'])\n"
                    "playground._repr_mimebundle_()\nplayground.run_button.click()"),
 }

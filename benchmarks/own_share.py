@@ -26,15 +26,15 @@ STEPS, RUNS = 20, 3
 
 def _inline_tool_calls():
     """Tools run on the caller's thread (what a change would do when no timeout is asked)."""
-    from agentlab import tools
+    from agentlab import guardrails
 
-    return mock.patch.object(tools, "run_within", lambda fn, timeout, name: fn())
+    return mock.patch.object(guardrails, "run_within", lambda fn, timeout, name: fn())
 
 
 def _no_response_hash():
     """The server's response id without re-serialising and hashing the whole request (its
     only sort_keys=True dump is the one it hashes)."""
-    from agentlab import server
+    from agentlab.server import handler as server
 
     class JsonWithoutTheHashDump:
         loads = staticmethod(json.loads)

@@ -43,8 +43,12 @@ STARTING_COMMIT = "9b54b39"
 HISTORY_LENGTHS = (1, 20, 40, 60)  # the issue's aims are set at 40
 
 SETUP = """
-from agentlab.sweeps import COURSE_TASKS
-from agentlab.widgets import Playground
+try:  # this tree, or (ImportError) a tree from before the package's three wings
+    from agentlab.course.playground import Playground
+    from agentlab.course.sweeps import COURSE_TASKS
+except ImportError:
+    from agentlab.sweeps import COURSE_TASKS
+    from agentlab.widgets import Playground
 import agentlab
 import time
 playground = Playground([task.text for task in COURSE_TASKS])

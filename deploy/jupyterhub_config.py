@@ -59,15 +59,16 @@ c.Spawner.default_url = "/lab"
 
 # --- Offline by default ------------------------------------------------------------------------
 # JupyterLab's internet features off, with the options `agentlab course` passes
-# (agentlab.course.OFFLINE_OPTIONS: news feed, extension search, update check). JupyterLab still
-# asks "get notified about official Jupyter news?" in a pop-up until someone answers: the
-# answer, "no", is given as a default (agentlab.course.LAB_DEFAULTS; a student's own setting
-# still wins) in a settings folder made beside this environment's own, which the students'
-# servers read (they run on this environment: world-readable, as it must be).
+# (agentlab.course.launcher.OFFLINE_OPTIONS: news feed, extension search, update check).
+# JupyterLab still asks "get notified about official Jupyter news?" in a pop-up until someone
+# answers: the answer, "no", is given as a default (agentlab.course.launcher.LAB_DEFAULTS; a
+# student's own setting still wins) in a settings folder made beside this environment's own,
+# which the students' servers read (they run on this environment: world-readable, as it must be).
 # The students' servers get only the variables JupyterHub keeps (PATH, LANG, ...): no
 # OPENAI_API_KEY or OPENAI_BASE_URL from the hub's environment reaches a notebook, so connect()
 # talks to the offline tutor. Notebook 07 shows a student how to use a key of their own.
-from agentlab.course import OFFLINE_OPTIONS, lab_settings_folder  # noqa: E402 - installed here
+# (installed in this environment, so imported here, after the settings above)
+from agentlab.course.launcher import OFFLINE_OPTIONS, lab_settings_folder  # noqa: E402
 
 LAB_SETTINGS = lab_settings_folder(pathlib.Path(sys.prefix) / "share" / "agentlab-hub")
 c.Spawner.args = [*OFFLINE_OPTIONS, f"--LabApp.app_settings_dir={LAB_SETTINGS}"]

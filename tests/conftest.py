@@ -85,7 +85,7 @@ def unrendered_plots(monkeypatch):
     For tests that read runs and panels, not pictures; test_widgets' history-plot test and
     the browser test still render and show real PNGs.
     """
-    from agentlab import widgets
+    from agentlab.course import playground as widgets
 
     def drawn_not_rendered(figure) -> bytes:
         figure.draw_without_rendering()

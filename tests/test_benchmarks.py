@@ -283,9 +283,9 @@ def test_the_earlier_commits_package_is_extracted_to_be_imported_first(tmp_path)
     import playground_press
 
     tree = playground_press.extract("HEAD", tmp_path)
-    committed = subprocess.run(["git", "show", "HEAD:agentlab/widgets.py"], capture_output=True,
+    committed = subprocess.run(["git", "show", "HEAD:agentlab/loop.py"], capture_output=True,
                                text=True, check=True, cwd=playground_press.ROOT).stdout
-    assert (tree / "agentlab" / "widgets.py").read_text() == committed
+    assert (tree / "agentlab" / "loop.py").read_text() == committed
     assert (tree / "agentlab" / "__init__.py").is_file() and not (tree / "tests").exists()
 
 

@@ -13,7 +13,9 @@ import threading
 import pytest
 
 import agentlab
-from agentlab import Run, course, server
+from agentlab import Run, server
+from agentlab.course import launcher as course
+from agentlab.server import web
 from agentlab.__main__ import INTERRUPTED, PIPE_CLOSED, _parser, main
 
 CHAPTER = "What time is it, and what is 17 * 23 + sqrt(144)?"
@@ -252,7 +254,7 @@ class FakeServer:
 
 
 def test_serve_writes_an_ipv6_address_in_brackets(monkeypatch, capsys):
-    monkeypatch.setattr(server, "make_server", lambda host, port: FakeServer(("::1", port, 0, 0)))
+    monkeypatch.setattr(web, "make_server", lambda host, port: FakeServer(("::1", port, 0, 0)))
     assert main(["serve", "--host", "::1", "--port", "8013"]) == 0
     assert "API on http://[::1]:8013/v1 (models: tutor," in capsys.readouterr().out
     assert server.url_host("127.0.0.1") == "127.0.0.1" and server.url_host("::") == "[::]"

@@ -1,10 +1,10 @@
-"""agentlab.course.student_copy: the copy a teacher hands out has the course, not its solutions."""
+"""agentlab.course.handout: the copy a teacher hands out has the course, not its solutions."""
 
 import pathlib
 
 import pytest
 
-from agentlab import course
+from agentlab.course import handout, launcher
 
 CHECKOUT = pathlib.Path(__file__).parent.parent
 
@@ -15,7 +15,7 @@ def test_a_student_copy_has_the_notebooks_and_no_solutions(tmp_path, capsys):
     if made_here:
         saved.write_text("[]")
     try:
-        copy = course.student_copy(tmp_path / "students", checkout=CHECKOUT)
+        copy = handout.student_copy(tmp_path / "students", checkout=CHECKOUT)
     finally:
         if made_here:
             saved.unlink()
@@ -29,23 +29,23 @@ def test_a_student_copy_has_the_notebooks_and_no_solutions(tmp_path, capsys):
     # What the README's commands need is there: the package, its metadata, nbval's sanitizer.
     # conftest.py: the copy's `python -m pytest` runs offline too, whatever key the shell has
     for needed in ("pyproject.toml", "README.md", "environment.yml", "agentlab/loop.py",
-                   "agentlab/exercises.py", "notebooks/sanitize.cfg", "conftest.py"):
+                   "agentlab/course/checks/__init__.py", "notebooks/sanitize.cfg", "conftest.py"):
         assert (copy / needed).exists(), needed
     # `agentlab course`, installed from the copy, opens the copy's notebooks; so does one
     # installed from the clone, run inside the copy (a teacher checking it: a teacher's review
     # saw the clone's notebooks, solutions and all), and outside it, the clone's.
-    assert course.find_notebooks(checkout=copy, here=tmp_path) == copy / "notebooks"
-    assert course.find_notebooks(checkout=CHECKOUT, here=copy) == copy / "notebooks"
-    assert course.find_notebooks(checkout=CHECKOUT, here=tmp_path) == CHECKOUT / "notebooks"
+    assert launcher.find_notebooks(checkout=copy, here=tmp_path) == copy / "notebooks"
+    assert launcher.find_notebooks(checkout=CHECKOUT, here=copy) == copy / "notebooks"
+    assert launcher.find_notebooks(checkout=CHECKOUT, here=tmp_path) == CHECKOUT / "notebooks"
     assert "without notebooks/solutions/" in capsys.readouterr().out
 
 
 def test_a_student_copy_refuses_a_folder_that_exists_or_lies_inside_the_course(tmp_path):
     (tmp_path / "taken").mkdir()
-    with pytest.raises(course.CourseError, match="already exists"):
-        course.student_copy(tmp_path / "taken", checkout=CHECKOUT)
-    with pytest.raises(course.CourseError, match="inside the course's folder"):
-        course.student_copy(CHECKOUT / "students-copy", checkout=CHECKOUT)
+    with pytest.raises(launcher.CourseError, match="already exists"):
+        handout.student_copy(tmp_path / "taken", checkout=CHECKOUT)
+    with pytest.raises(launcher.CourseError, match="inside the course's folder"):
+        handout.student_copy(CHECKOUT / "students-copy", checkout=CHECKOUT)
     assert not (CHECKOUT / "students-copy").exists()
 
 
@@ -68,6 +68,6 @@ def test_a_student_copy_leaves_out_the_hubs_proxy_install(tmp_path):
     proxy = checkout / ".node" / "node_modules" / ".bin"
     proxy.mkdir(parents=True)
     (proxy / "configurable-http-proxy").write_text("#!/usr/bin/env node\n")
-    copy = course.student_copy(tmp_path / "students", checkout=checkout)
+    copy = handout.student_copy(tmp_path / "students", checkout=checkout)
     assert (copy / "notebooks" / "01_the_loop_by_hand.ipynb").exists()
     assert not (copy / ".node").exists()

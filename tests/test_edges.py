@@ -14,7 +14,8 @@ import pytest
 from agentlab import Limits, Run, connect, models, print_step, run_agent, tool
 from agentlab.loop import SYSTEM_PROMPT
 from agentlab.masking import MASK, mask
-from agentlab.pricing import Budget, Price
+from agentlab.guardrails import Budget
+from agentlab.pricing import Price
 from agentlab.server import handle, make_transport
 from agentlab.toolkit import COURSE_TOOLS, calculate
 from agentlab.tools import Toolbox, truncate
@@ -1142,7 +1143,7 @@ def test_a_key_shape_after_a_line_break_inside_json_is_masked(monkeypatch):
 def test_a_key_in_the_system_prompt_a_tool_calls_name_or_a_loaded_record_is_masked(
         monkeypatch, tmp_path):
     from agentlab.records import format_step
-    from agentlab.widgets import Playground
+    from agentlab.course.playground import Playground
 
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     sent = []

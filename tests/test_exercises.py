@@ -9,8 +9,10 @@ import pathlib
 import pytest
 
 from agentlab import Deny, Limits, connect, tool
-from agentlab import exercises as ex
-from agentlab import sweeps
+from agentlab.course import checks as ex
+from agentlab.course import sweeps
+from agentlab.course.checks import (nb02_tools, nb04a_guardrails, nb05_playground, nb06_measuring,
+                                    nb07_real_models)
 
 STUBS = [None, ..., 42, "text", lambda *a, **k: None, lambda *a, **k: ...,
          lambda *a, **k: (_ for _ in ()).throw(NotImplementedError)]
@@ -191,9 +193,9 @@ def test_check_temperature_tool_does_not_wait_for_jsonschema(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "jsonschema", None)  # importing it would now fail
     assert ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 / 5 + 32))
-    assert ex._schema_accepts({"type": "object"}, {"celsius": 36.6})
-    assert not ex._schema_accepts({"type": "no such type"}, {"celsius": 36.6})
-    assert not ex._schema_accepts({"properties": {"celsius": {"type": "integer"}}},
+    assert nb02_tools._schema_accepts({"type": "object"}, {"celsius": 36.6})
+    assert not nb02_tools._schema_accepts({"type": "no such type"}, {"celsius": 36.6})
+    assert not nb02_tools._schema_accepts({"properties": {"celsius": {"type": "integer"}}},
                                   {"celsius": 36.6})
 
 
@@ -217,7 +219,7 @@ def test_check_temperature_tool_refuses_a_table_of_the_values_it_names():
             "on another temperature it gave 0, not its °F")
     # The unnamed inputs never appear in a verdict, nor does the formula (the answer).
     verdict = ex.check_temperature_tool(_temperature_tool(lambda c: table[c]))
-    assert not any(str(c) in verdict.message for c in ex._UNNAMED_CELSIUS)
+    assert not any(str(c) in verdict.message for c in nb02_tools._UNNAMED_CELSIUS)
     assert "9/5" not in verdict.message and "1.8" not in verdict.message
 
 
@@ -327,7 +329,7 @@ def test_check_truncate_refuses_a_silent_cut_as_the_gauntlet_does():
 
 
 def test_the_exact_and_one_past_cases_are_what_they_say():
-    lengths = [(len(json.dumps(r)), n) for r, n in ex.TRUNCATE_CASES]
+    lengths = [(len(json.dumps(r)), n) for r, n in nb04a_guardrails.TRUNCATE_CASES]
     assert (400, 400) in lengths and (401, 400) in lengths
 
 
@@ -411,7 +413,7 @@ def test_check_smallest_budget_accepts_the_slider_value_and_its_readout():
 
 def test_no_check_gives_its_answer_away_in_help_or_in_a_refusal():
     """help(check) is what a student reads first (the student copy has it too)."""
-    smallest = next(b for b in ex.slider_budgets() if ex._answers_at(b))
+    smallest = next(b for b in ex.slider_budgets() if nb05_playground._answers_at(b))
     answers = {"check_smallest_budget": [f"{smallest:.2g}", f"{smallest:.4g}", "10**-1.75",
                                          "-1.75"],
                "check_looper_settings": ["max_steps=2", "two", "wind_down=True"]}
@@ -447,7 +449,7 @@ def test_check_smallest_budget_refuses_its_neighbours():
 # --- 06 --------------------------------------------------------------------------------------
 
 def test_check_success_rates():
-    from agentlab.sweeps import success_rates
+    from agentlab.course.sweeps import success_rates
 
     def by_hand(results):
         solved, total = {}, {}
@@ -474,14 +476,14 @@ def test_check_success_rates():
 
     import agentlab
 
-    refused(ex.check_success_rates(lambda results: agentlab.sweeps.success_rates(results)),
+    refused(ex.check_success_rates(lambda results: agentlab.course.sweeps.success_rates(results)),
             "agentlab's own")
     refused(ex.check_success_rates(
-        lambda results: importlib.import_module("agentlab.sweeps").success_rates(results)),
+        lambda results: importlib.import_module("agentlab.course.sweeps").success_rates(results)),
         "agentlab's own")
 
     def imported_inside(results):
-        from agentlab.sweeps import success_rates as theirs
+        from agentlab.course.sweeps import success_rates as theirs
         return theirs(results)
 
     refused(ex.check_success_rates(imported_inside), "agentlab's own")
@@ -527,8 +529,8 @@ def test_check_pick_client(monkeypatch):
                                  else connect("tutor")))
     # A key with OPENAI_BASE_URL goes where the SDK would send it: the base URL (review D6).
     assert any(env.get("OPENAI_API_KEY") and env.get("OPENAI_BASE_URL") == url
-               for env, url in ex.PICK_CASES)
-    always_openai = lambda: connect("gpt-4o-mini", base_url=ex.OPENAI_URL) \
+               for env, url in nb07_real_models.PICK_CASES)
+    always_openai = lambda: connect("gpt-4o-mini", base_url=nb07_real_models.OPENAI_URL) \
         if os.environ.get("OPENAI_API_KEY") else connect("tutor")
     refused(ex.check_pick_client(always_openai), "where the SDK would send them")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-outer-value-must-come-back-000000")
@@ -738,7 +740,7 @@ def test_a_key_in_the_environment_changes_nothing_and_nothing_reaches_the_networ
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-outer-key-0000000000000000")
     monkeypatch.setenv("AGENTLAB_MODEL", "gpt-4o-mini")
     monkeypatch.setattr(httpx.HTTPTransport, "handle_request", no_network)
-    ex._check_sweep.cache_clear()  # check_success_rates runs its sweeps again, under the key
+    nb06_measuring._check_sweep.cache_clear()  # check_success_rates runs its sweeps again, under the key
     args = (RIGHT[name], True) if name == "check_looper_settings" else (RIGHT[name],)
     verdict = getattr(ex, name)(*args)
     assert verdict, verdict
@@ -761,7 +763,7 @@ def test_verdicts_read_as_one_line():
 
 def test_success_is_judged_by_the_answers_value():
     from agentlab import Run
-    from agentlab.sweeps import Task, last_number
+    from agentlab.course.sweeps import Task, last_number
 
     assert last_number("It's 19 °C in Lima. That is 66.2 °F.") == 66.2
     assert last_number("1234 * 5678 = 7,006,652.") == 7006652
@@ -779,13 +781,13 @@ def test_success_is_judged_by_the_answers_value():
 
 
 def test_measure_tasks_are_a_dozen_or_more_each_with_a_value():
-    from agentlab.sweeps import MEASURE_TASKS
+    from agentlab.course.sweeps import MEASURE_TASKS
 
     assert len(MEASURE_TASKS) >= 12 and all(t.value is not None for t in MEASURE_TASKS)
 
 
 def test_spread():
-    from agentlab.sweeps import spread
+    from agentlab.course.sweeps import spread
 
     assert spread({0: 0.5, 1: 1.0}) == {"mean": 0.75, "stdev": 0.354, "low": 0.5, "high": 1.0}
     assert spread({0: 0.9})["stdev"] == 0.0
@@ -798,7 +800,7 @@ def test_a_sweep_stops_at_the_first_run_whose_model_failed_and_keeps_what_it_mad
     with the cause, instead of reporting 0% for every setting minutes later."""
     from agentlab import connect
     from agentlab.server import handle, make_transport
-    from agentlab.sweeps import MEASURE_TASKS, SweepStopped, sweep
+    from agentlab.course.sweeps import MEASURE_TASKS, SweepStopped, sweep
 
     calls = []
 
@@ -822,7 +824,7 @@ def test_a_sweep_stops_at_the_first_run_whose_model_failed_and_keeps_what_it_mad
 def test_a_failure_of_one_run_only_is_counted_as_unsolved_and_the_sweep_goes_on():
     from agentlab import connect
     from agentlab.server import handle, make_transport
-    from agentlab.sweeps import MEASURE_TASKS, success_rates, sweep
+    from agentlab.course.sweeps import MEASURE_TASKS, success_rates, sweep
 
     def too_long_for_the_first_task(method, path, body):
         if b"What is 17 * 23 + sqrt(144)?" in body:  # one task is "too long"; not the others
@@ -838,7 +840,8 @@ def test_a_failure_of_one_run_only_is_counted_as_unsolved_and_the_sweep_goes_on(
 
 
 def test_repeated_trials_send_temperature_and_a_seed_per_trial(monkeypatch):
-    from agentlab import server, sweeps
+    from agentlab.course import sweeps
+    from agentlab import server
 
     seen = []
     original = server.handle
@@ -856,7 +859,7 @@ def test_repeated_trials_send_temperature_and_a_seed_per_trial(monkeypatch):
 
 
 def test_progress_is_printed_text(capsys):
-    from agentlab.sweeps import MEASURE_TASKS, sweep
+    from agentlab.course.sweeps import MEASURE_TASKS, sweep
 
     sweep(MEASURE_TASKS[:2], "max_steps", [1, 4], progress=True)
     assert capsys.readouterr().out.splitlines() == [

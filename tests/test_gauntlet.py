@@ -11,7 +11,7 @@ import pytest
 
 import agentlab
 from agentlab import estimate_cost
-from agentlab.gauntlet import BEYOND_THE_CHAPTER, CHAPTER_CHECKS, CHECKS, grade
+from agentlab.course.gauntlet import BEYOND_THE_CHAPTER, CHAPTER_CHECKS, CHECKS, grade
 
 LISTING = (pathlib.Path(__file__).parent / "data" / "chapter51_listing.py").read_text()
 EVERY_CHECK = list(CHECKS)

@@ -21,7 +21,7 @@ import urllib.parse
 import pytest
 import yaml
 
-from agentlab.course import LAB_DEFAULTS, OFFLINE_OPTIONS
+from agentlab.course.launcher import LAB_DEFAULTS, OFFLINE_OPTIONS
 
 ROOT = pathlib.Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))

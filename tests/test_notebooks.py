@@ -11,7 +11,7 @@ import pytest
 ROOT = pathlib.Path(__file__).parent.parent / "notebooks"
 STUDENTS = sorted(ROOT.glob("0[1-9]*.ipynb"))
 SOLUTIONS = sorted((ROOT / "solutions").glob("0[1-9]*_solutions.ipynb"))
-# The capstone (08) is graded by agentlab.gauntlet, not by check_ calls: tests/test_gauntlet.py
+# The capstone (08) is graded by agentlab.course.gauntlet, not by check_ calls: tests/test_gauntlet.py
 # checks that its student notebook shows "Not yet" and its solution holds every check.
 CHAPTERS = [p for p in STUDENTS if not p.name.startswith("08")]
 KEY = re.compile(r"sk-[A-Za-z0-9_-]{20,}")
@@ -134,8 +134,8 @@ def test_the_playground_suggestions_of_05_give_what_the_text_announces():
     """Notebook 05's "What to try" promises outcomes from the playground's defaults: keep
     them true."""
     pytest.importorskip("ipywidgets")
-    from agentlab.sweeps import COURSE_TASKS
-    from agentlab.widgets import Playground
+    from agentlab.course.sweeps import COURSE_TASKS
+    from agentlab.course.playground import Playground
 
     text = "".join("".join(c["source"]) for c in cells_of(ROOT / "05_the_limits_playground.ipynb"))
     peru = "What's the weather in the capital of Peru, in Fahrenheit?"

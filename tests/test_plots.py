@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from agentlab import Limits, Run, Step, run_agent  # noqa: E402
-from agentlab import plots  # noqa: E402
+from agentlab.course import plots  # noqa: E402
 from agentlab.toolkit import COURSE_TOOLS  # noqa: E402
 
 

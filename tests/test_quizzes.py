@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from agentlab.quizzes import answer, quiz, quizzes, verdict
+from agentlab.course.quizzes import answer, quiz, quizzes, verdict
 
 ROOT = pathlib.Path(__file__).parent.parent
 STUDENTS = sorted((ROOT / "notebooks").glob("0[1-8]*.ipynb"))
@@ -76,9 +76,12 @@ def test_each_chapter_has_one_to_three_quizzes_and_no_answer_in_any_notebook():
     assert sorted(n for names in used.values() for n in names) == sorted(quizzes())
 
 
-def test_the_quizzes_ship_with_the_package(tmp_path):
+def test_the_quizzes_and_the_request_schemas_ship_with_the_package(tmp_path):
     # What a plain `pip install .` copies: setuptools' build_py, run on this checkout.
     subprocess.run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q",
                     "build_py", "--build-lib", str(tmp_path)], cwd=ROOT, check=True,
                    capture_output=True, timeout=120)
-    assert json.loads((tmp_path / "agentlab" / "quizzes.json").read_text()) == quizzes()
+    assert json.loads((tmp_path / "agentlab" / "course" / "quizzes.json").read_text()) == quizzes()
+    schemas = tmp_path / "agentlab" / "server" / "schemas"
+    assert sorted(p.name for p in schemas.glob("*.json")) == ["chat_completions_request.json",
+                                                            "responses_request.json"]

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from agentlab import Limits, Run, connect, run_agent, tool
 from agentlab.masking import KEY_SHAPE, MASK, mask, public_url
-from agentlab.pricing import Budget, Price, Unpriceable, cost_usd
+from agentlab.guardrails import Budget
+from agentlab.pricing import Price, Unpriceable, cost_usd
 from agentlab.records import format_step
 from agentlab.server import handle, make_transport
 from agentlab.toolkit import COURSE_TOOLS

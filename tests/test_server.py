@@ -11,7 +11,7 @@ import pytest
 from server_helpers import GOOD, post, raw, running_server, split_reply, validator
 
 from agentlab import ChatClient, print_step, run_agent
-from agentlab.server import MAX_BODY_BYTES
+from agentlab.server.handler import MAX_BODY_BYTES
 from agentlab.toolkit import COURSE_TOOLS
 
 TASK = "What time is it, and what is 17 * 23 + sqrt(144)?"

@@ -22,7 +22,7 @@ STALLED = 100
 SERVE = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_NOFILE, ({limit}, {limit}))
-from agentlab.http_server import TutorHTTPServer
+from agentlab.server.web import TutorHTTPServer
 server = TutorHTTPServer("127.0.0.1", {port}, client_timeout=30)
 print("ready", flush=True)
 server.serve_forever()

@@ -10,7 +10,7 @@ import openai
 import pytest
 from server_helpers import GOOD, validator
 
-from agentlab import api_checks
+from agentlab.server import checks as api_checks
 from agentlab.server import handle, make_transport, sdk_http
 from agentlab.toolkit import COURSE_TOOLS
 

@@ -8,7 +8,7 @@ import openai
 import pytest
 from server_helpers import RESPONSES_REFERENCE, validator
 
-from agentlab import responses_api
+from agentlab.server import responses as responses_api
 from agentlab.server import handle, make_transport, sdk_http
 
 WEATHER = {"type": "function", "name": "get_weather", "description": "The weather in a city.",

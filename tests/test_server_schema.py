@@ -1,20 +1,20 @@
 """The server's copies of OpenAI's request schemas agree with the reference descriptions: chat
-completions (agentlab/openai_request_schema.py) and the Responses API
-(agentlab/openai_responses_schema.py)."""
+completions (agentlab/server/schemas/chat_completions_request.json) and the Responses API
+(agentlab/server/schemas/responses_request.json)."""
 
 import json
 import pathlib
 import re
 
-from agentlab.openai_request_schema import SCHEMAS
-from agentlab.openai_responses_schema import SCHEMAS as RESPONSES_SCHEMAS
+from agentlab.server.checks import RESPONSES_SCHEMAS, SCHEMAS
 
 DATA = pathlib.Path(__file__).parent / "data"
 REFERENCE = json.loads((DATA / "openai-chat-completions.openapi.json").read_text())
 RESPONSES_REFERENCE = json.loads((DATA / "openai-responses.openapi.json").read_text())
-# module -> (its reference description, the request schema it starts from)
-COPIES = {"openai_request_schema.py": (REFERENCE, "CreateChatCompletionRequest"),
-          "openai_responses_schema.py": (RESPONSES_REFERENCE, "CreateResponse")}
+STORED = pathlib.Path(__file__).parents[1] / "agentlab" / "server" / "schemas"
+# stored file -> (its reference description, the request schema it starts from)
+COPIES = {"chat_completions_request.json": (REFERENCE, "CreateChatCompletionRequest"),
+          "responses_request.json": (RESPONSES_REFERENCE, "CreateResponse")}
 KEYWORDS = {"type", "properties", "required", "enum", "anyOf", "oneOf", "allOf", "items",
             "minItems", "maxItems", "minimum", "maximum", "additionalProperties", "maxLength",
             "$ref"}
@@ -73,14 +73,21 @@ def test_every_reference_it_makes_resolves():
             assert name in schemas
 
 
-def write_the_servers_copies():
-    """Regenerate agentlab/openai_*_schema.py from the references (after updating them)."""
+def stored_text(reference, root) -> str:
+    """A stored copy's text, exactly as write_the_servers_copies writes it."""
+    return json.dumps(request_schemas_from_reference(reference, root), indent=1,
+                      sort_keys=True) + "\n"
+
+
+def test_the_stored_files_are_written_as_the_script_writes_them():
     for name, (reference, root) in COPIES.items():
-        module = pathlib.Path(__file__).parents[1] / "agentlab" / name
-        head = module.read_text().split("import json")[0]
-        body = json.dumps(request_schemas_from_reference(reference, root), indent=1,
-                          sort_keys=True)
-        module.write_text(head + "import json\n\nSCHEMAS = json.loads(r'''" + body + "''')\n")
+        assert (STORED / name).read_text() == stored_text(reference, root), name
+
+
+def write_the_servers_copies():
+    """Regenerate agentlab/server/schemas/*.json from the references (after updating them)."""
+    for name, (reference, root) in COPIES.items():
+        (STORED / name).write_text(stored_text(reference, root))
 
 
 if __name__ == "__main__":  # python tests/test_server_schema.py

@@ -89,7 +89,8 @@ def test_connect_pays_the_first_call_costs_so_a_runs_first_step_does_not():
     # The SDK imports its chat module and the tutor compiles its request checks on their first
     # call: a second on a busy machine, which 04b's time limit would count in the run's first
     # step. connect() (outside every run's clock) pays them; in a fresh process, as a kernel is.
-    probe = ("import sys\nfrom agentlab import api_checks, connect\nconnect('tutor-slow')\n"
+    probe = ("import sys\nfrom agentlab import connect\n"
+             "from agentlab.server import checks as api_checks\nconnect('tutor-slow')\n"
              "print(api_checks._validator.cache_info().currsize > 0,"
              " 'openai.resources.chat.completions' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

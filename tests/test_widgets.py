@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from agentlab import connect  # noqa: E402
-from agentlab.widgets import Playground  # noqa: E402
+from agentlab.course.playground import Playground  # noqa: E402
 
 TASKS = ["What's the weather in Paris, and should I take a coat?", "What is 2 + 2?"]
 
@@ -41,7 +41,7 @@ def test_three_runs_with_different_limits(playground):
 
 
 def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
-    from agentlab import plots
+    from agentlab.course import plots
 
     drawn = {}
     for name in ("steps_per_run", "cost_per_run", "cumulative_cost", "tokens_per_step", "timeline"):
@@ -71,7 +71,7 @@ def test_the_history_plots_hold_a_bar_per_run(playground, monkeypatch):
 
 def test_plots_are_drawn_once_the_panel_is_shown_and_after_each_run_from_then_on(
         playground, monkeypatch, unrendered_plots):
-    import agentlab.widgets as widgets
+    import agentlab.course.playground as widgets
 
     drawn = []
     monkeypatch.setattr(widgets, "_png", lambda figure, _png=widgets._png: drawn.append(
@@ -116,7 +116,7 @@ def test_priced_as_changes_only_the_price(playground):
 
 
 def test_errors_show_in_the_panel(playground, monkeypatch):
-    import agentlab.widgets as widgets
+    import agentlab.course.playground as widgets
 
     def broken(*args, **kwargs):
         raise RuntimeError("the model server is unplugged")
@@ -134,7 +134,7 @@ def test_a_run_cannot_be_started_twice(playground):
     def step_observer_that_clicks_again(step):
         starts.append(playground.run())  # a second click while the first run is going
 
-    import agentlab.widgets as widgets
+    import agentlab.course.playground as widgets
 
     original = widgets.run_agent
 
@@ -222,7 +222,7 @@ def test_display_text_is_short_and_stable_and_says_to_run_the_cells(playground):
 
 
 def test_the_step_log_updates_live_during_a_run(playground, monkeypatch):
-    import agentlab.widgets as widgets
+    import agentlab.course.playground as widgets
 
     seen = []
     original = widgets.run_agent
@@ -277,7 +277,7 @@ def test_a_double_click_in_the_front_end_never_starts_two_runs(playground, quick
 
 
 def test_stop_ends_a_run_at_the_next_step_boundary(playground, monkeypatch):
-    import agentlab.widgets as widgets
+    import agentlab.course.playground as widgets
 
     original = widgets.run_agent
 

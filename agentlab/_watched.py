@@ -1,7 +1,7 @@
 """A call run on a watched thread: the caller waits at most `timeout` seconds for it.
 
 The loop uses it twice, for the same reason: a wall clock must hold whatever the call does.
-- A tool (tools.py): a tool that hangs is abandoned at its timeout.
+- A tool (guardrails.run_tool_within): a tool that hangs is abandoned at its timeout.
 - A model call (models.py): the SDK's timeout bounds each read of the socket, not the call,
   and nothing bounds a name lookup, so a server that trickles its body a byte at a time, sends
   its headers late, or a resolver that hangs, could hold a call far past the run's deadline.
@@ -14,7 +14,7 @@ What threads cannot do, stated plainly:
 - A call that holds the GIL (a backtracking regular expression, one long loop in C) keeps the
   waiting thread from waking until it lets go: the wait ends late, by as long as the call held
   the GIL. Its result is then late, and dropped as such (Overran(took)), never used as if on
-  time. Only a separate process can be stopped on time; see README "What hostile input does".
+  time. Only a separate process can be stopped on time; see docs/hostile-input.md.
 
 Example: run_within(lambda: 2 + 2, 1.0) -> 4; run_within(lambda: time.sleep(5), 0.1) -> Overran
 """

@@ -1,6 +1,6 @@
 """The gauntlet's checks: each sets a scripted model and hostile tools on the loop, then judges
 what the watched client and tools recorded. The meaning of each check is in the package's
-docstring (agentlab/gauntlet/__init__.py); this file is how each is carried out.
+docstring (agentlab/course/gauntlet/__init__.py); this file is how each is carried out.
 
 Every check takes its names, arguments, tasks, limits and costs from a Draws (draws.py), so
 what a check asks is the same from grade to grade, but never the names or numbers it asks it
@@ -14,12 +14,14 @@ import json
 import re
 import threading
 
-from .. import loop as library_loop
-from ..models import connect
-from ..pricing import estimate_cost
-from ..records import redact
-from ..server import make_transport
-from ..tutor.reading import JSON_PROBLEM, cut_note_in, error_in_text
+from agentlab import loop as library_loop
+from agentlab.models import connect
+from agentlab.pricing import estimate_cost
+from agentlab.records import redact
+from agentlab.server import make_transport
+from agentlab.tutor.reading import JSON_PROBLEM, cut_note_in, error_in_text
+
+from ..checks._common import spied
 from . import scripted as s
 from .draws import Draws
 from .report import Entry
@@ -51,7 +53,6 @@ def _watch(run_agent, task: str, tools: list, reply, timeout: float, *, max_step
     """Run the student's loop once on a scripted model and watched tools; note whether the
     library's loop ran in it (its step book-keeping is made once per run of agentlab.run_agent,
     however the loop reached it)."""
-    from ..exercises import _spied  # the exercises' spy, shared: one way to watch a call
 
     inner = connect(MODEL, transport=make_transport(respond=s.scripted(reply)),
                     priced_as=PRICED_AS, max_retries=0)
@@ -59,7 +60,7 @@ def _watch(run_agent, task: str, tools: list, reply, timeout: float, *, max_step
     trial = Trial(client=WatchedClient(inner, output), output=output)
     schemas, impls = watched_tools(tools, trial)
     args = (task, schemas, impls, trial.client, MODEL)
-    with _spied(library_loop, "Steps") as library_runs:
+    with spied(library_loop, "Steps") as library_runs:
         run_with_timeout(trial, run_agent, args,
                          {"max_steps": max_steps, "max_cost_usd": max_cost_usd},
                          timeout, on_abandon)

@@ -1,6 +1,6 @@
 """The gauntlet: grade an agent loop you wrote yourself, by watching what it does.
 
-    from agentlab.gauntlet import grade
+    from agentlab.course.gauntlet import grade
     report = grade(run_agent)     # a table in a notebook
     report.held, report.broken    # lists of check names
     grade(run_agent, seed=7)      # the same draws again: the report shows each grade's seed
@@ -9,14 +9,14 @@
 
     run_agent(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50)
 
-Each check runs it against a scripted, misbehaving model (agentlab/gauntlet/scripted.py) and
+Each check runs it against a scripted, misbehaving model (agentlab/course/gauntlet/scripted.py) and
 hostile tools. The gauntlet never reads your code: it watches through the `client` it hands
 you, which records every request (the messages and tools sent, what each response cost by
 `agentlab.estimate_cost`), and through `tool_impls`, whose functions record every call. Costs
 are charged at gpt-4o-mini's prices. Use `client.chat(model=model, messages=..., tools=tools)`
 as the chapter does.
 
-Nothing a check uses is fixed: every grade draws afresh (agentlab/gauntlet/draws.py) the tool
+Nothing a check uses is fixed: every grade draws afresh (agentlab/course/gauntlet/draws.py) the tool
 names and argument names (one pool for every tool: a name says nothing of how the tool
 behaves), the arguments, the tasks, the step limits, the length (so the cost) of each reply and
 the budgets. A loop that recognises a tool by its name, or counts calls at a fixed price, holds

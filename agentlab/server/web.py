@@ -1,4 +1,4 @@
-"""The API (server.handle) on a real local port, served by tornado.
+"""The API (handler.handle) on a real local port, served by tornado: `agentlab serve`.
 
 Tornado comes with JupyterLab, so it costs students nothing, and it already does what a
 hand-written http.server got wrong: a listen backlog of 1,024 instead of 5, chunked request
@@ -27,6 +27,8 @@ import contextlib
 import errno
 import json
 import logging
+import re
+import socket
 import threading
 import time
 
@@ -34,8 +36,9 @@ import tornado.httpserver
 import tornado.netutil
 import tornado.web
 
-from . import server
-from .api_checks import APIError
+from .. import tutor
+from . import handler
+from .checks import APIError
 from .streaming import EventStream
 
 MAX_REQUEST_LINE = 8_192
@@ -50,7 +53,7 @@ log = logging.getLogger("agentlab.serve")
 
 @tornado.web.stream_request_body
 class APIHandler(tornado.web.RequestHandler):
-    """Every method on every path: reads the body, lets server.handle answer, writes JSON."""
+    """Every method on every path: reads the body, lets handler.handle answer, writes JSON."""
 
     SUPPORTED_METHODS = ("GET", "HEAD", "POST", "DELETE", "PATCH", "PUT", "OPTIONS", "TRACE",
                          "CONNECT")
@@ -74,28 +77,28 @@ class APIHandler(tornado.web.RequestHandler):
         if not (length.isascii() and length.isdigit()):
             raise APIError(400, f"Content-Length must be a number of bytes in the digits 0-9, "
                            f"not {length[:20]!r}.")
-        if int(length) > server.MAX_BODY_BYTES:
-            raise APIError(413, f"The request body must be at most {server.MAX_BODY_BYTES:,} "
+        if int(length) > handler.MAX_BODY_BYTES:
+            raise APIError(413, f"The request body must be at most {handler.MAX_BODY_BYTES:,} "
                            f"bytes (Content-Length: {length[:20]}).")
 
     def data_received(self, chunk: bytes):
         if self._finished:  # already refused: the rest of the body is dropped
             return
         self.body += chunk
-        if len(self.body) > server.MAX_BODY_BYTES:  # a chunked body that keeps coming
+        if len(self.body) > handler.MAX_BODY_BYTES:  # a chunked body that keeps coming
             refusal = APIError(413, f"The request body is longer than "
-                               f"{server.MAX_BODY_BYTES:,} bytes.")
+                               f"{handler.MAX_BODY_BYTES:,} bytes.")
             self.send_error(413, exc_info=(APIError, refusal, None))
 
     async def _answer(self, *args):
         loop = asyncio.get_running_loop()
         status, payload, delay = await loop.run_in_executor(
-            None, server.handle, self.request.method, self.request.uri, bytes(self.body),
+            None, handler.handle, self.request.method, self.request.uri, bytes(self.body),
             self.respond)
         if delay:
             await asyncio.sleep(delay)
         self.set_status(status)
-        for name, value in server.extra_headers(status, self.request.path).items():
+        for name, value in handler.extra_headers(status, self.request.path).items():
             self.set_header(name, value)
         if isinstance(payload, EventStream):
             self.set_header("Content-Type", EventStream.media_type)
@@ -115,12 +118,12 @@ class APIHandler(tornado.web.RequestHandler):
     def write_error(self, status_code: int, **kwargs):
         """Every error tornado itself raises (405 for an odd method, ...) as OpenAI's JSON."""
         error = kwargs.get("exc_info", (None, None))[1]
-        for name, value in server.extra_headers(status_code, self.request.path).items():
+        for name, value in handler.extra_headers(status_code, self.request.path).items():
             self.set_header(name, value)
         if not isinstance(error, APIError):
             kind = "server_error" if status_code >= 500 else "invalid_request_error"
             error = APIError(status_code, f"{self._reason} ({self.request.method[:20]} "
-                             f"{self.request.path[:100]}); this server has {server.ENDPOINTS}.",
+                             f"{self.request.path[:100]}); this server has {handler.ENDPOINTS}.",
                              type=kind)
         self._write_json(error.body())
 
@@ -153,7 +156,7 @@ class JSONErrorsHTTPServer(tornado.httpserver.HTTPServer):
             if data == self.BARE_400:
                 data = _json_reply(400, "The request is not valid HTTP/1.1: it needs a request "
                                    "line 'METHOD /path HTTP/1.1', a Host header, and well-formed "
-                                   f"headers and body; this server has {server.ENDPOINTS}.")
+                                   f"headers and body; this server has {handler.ENDPOINTS}.")
             return write(data, *args, **kwargs)
 
         stream.write = write_json_instead
@@ -261,7 +264,7 @@ class TutorHTTPServer:
             # A client that stops sending (mid-headers, mid-body, or idle between requests)
             # is dropped after client_timeout; it never held anyone else up meanwhile.
             idle_connection_timeout=self.client_timeout, body_timeout=self.client_timeout,
-            max_body_size=2 * server.MAX_BODY_BYTES)
+            max_body_size=2 * handler.MAX_BODY_BYTES)
         listeners = [Listener(sock, http) for sock in self.sockets]
         for listener in listeners:
             listener.start()
@@ -291,3 +294,100 @@ class TutorHTTPServer:
     def server_close(self) -> None:
         for sock in self.sockets:
             sock.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Taking a port, in plain words when it cannot be had
+
+
+def make_server(host: str = "127.0.0.1", port: int = 8000, *, client_timeout: float = 10.0,
+                respond=None):
+    """The API on a real port: .serve_forever(), .shutdown(), .server_close(), .server_address."""
+    return TutorHTTPServer(host, port, client_timeout=client_timeout, respond=respond)
+
+
+class CannotListen(OSError):
+    """The server could not take host:port; the message says why and what to do instead."""
+
+
+def listen(host: str = "127.0.0.1", port: int = 8000):
+    """make_server, with an OS refusal (port taken, unknown host, ...) said in plain words.
+
+    Example: port 8000 taken -> CannotListen("cannot listen on 127.0.0.1:8000: the address is
+             already in use ...; try another port, such as --port 8001, or --port 0 ...")
+    """
+    try:
+        return make_server(host, port)
+    except OSError as error:
+        raise CannotListen(why_cannot_listen(host, port, error)) from error
+
+
+# The OS's codes for "port taken" and "not an address of this machine"; Windows has its own.
+IN_USE = {errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", errno.EADDRINUSE)}
+NOT_HERE = {errno.EADDRNOTAVAIL, getattr(errno, "WSAEADDRNOTAVAIL", errno.EADDRNOTAVAIL)}
+FIRST_FREE_PORT = 1024  # ports below need administrator rights on most systems
+
+
+def why_cannot_listen(host: str, port: int, error: OSError) -> str:
+    """One line: which address, why the OS refused it, and what to try instead.
+
+    Example: ("127.0.0.1", 8000, OSError(EADDRINUSE, ...)) -> "cannot listen on
+             127.0.0.1:8000: the address is already in use (another server, perhaps an earlier
+             agentlab serve); try another port, such as --port 8001, or --port 0 for any free one"
+    """
+    if with_port := re.fullmatch(r"([^:]+):(\d+)", host):  # "127.0.0.1:8000" given as a host
+        return (f"--host {host!r} has a port in it: give the host alone and the port with "
+                f"--port, as in --host {with_port[1]} --port {with_port[2]}")
+    where = f"cannot listen on {url_host(host)}:{port}"
+    local = "such as --host 127.0.0.1 (this machine only) or --host 0.0.0.0 (every network)"
+    if isinstance(error, socket.gaierror):
+        return (f"{where}: {host!r} is not a host name or address this machine knows "
+                f"({error.strerror or error}); use one of its addresses, {local}")
+    if error.errno in IN_USE:
+        other = port + 1 if port < 65535 else 8000
+        return (f"{where}: the address is already in use (another server, perhaps an earlier "
+                f"agentlab serve); try another port, such as --port {other}, or --port 0 for "
+                "any free one")
+    if error.errno in NOT_HERE:
+        return (f"{where}: {host} is not an address of this machine; use one of its "
+                f"addresses, {local}")
+    if error.errno == errno.EACCES and 0 < port < FIRST_FREE_PORT:
+        return (f"{where}: ports below {FIRST_FREE_PORT} need administrator rights; use a "
+                "higher one, such as --port 8000")
+    return f"{where}: {error.strerror or error}"
+
+
+def url_host(host: str) -> str:
+    """A host as a URL writes it: an IPv6 address in brackets, since its colons would read as
+    the port's.
+
+    Example: "::1" -> "[::1]";  "127.0.0.1" -> "127.0.0.1";  "localhost" -> "localhost"
+    """
+    return f"[{host}]" if ":" in host else host
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve the tutor until Ctrl-C. Raises CannotListen if host:port cannot be taken."""
+    import signal
+
+    server = listen(host, port)
+    address = server.server_address
+
+    def stop_on_ctrl_c(signum, frame):
+        # Ctrl-C asks the server to stop instead of raising KeyboardInterrupt wherever the
+        # program happens to be (even inside asyncio setting up its loop); a second one stops
+        # at once.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        server.ask_to_stop()
+
+    previous = signal.signal(signal.SIGINT, stop_on_ctrl_c)
+    try:
+        print(f"agentlab tutor: OpenAI-compatible API on "
+              f"http://{url_host(address[0])}:{address[1]}/v1 "
+              f"(models: {', '.join(tutor.PERSONAS)}). Ctrl-C stops it.", flush=True)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        server.server_close()

@@ -1,16 +1,16 @@
 """The offline tutor behind an OpenAI-compatible chat-completions API.
 
 One function, `handle(method, path, body)`, is the API: it checks the request as the real API
-does (api_checks.py), asks the tutor, and writes the response in OpenAI's JSON shapes: a
+does (checks.py), asks the tutor, and writes the response in OpenAI's JSON shapes: a
 chat.completion (or its server-sent events with `stream: true`, streaming.py), a model list,
 or an error `{"error": {"message", "type", "param", "code"}}` with a 4xx status; never a
 stack trace. Two ways reach it:
 
 - `make_transport()`: an in-process transport for the openai SDK's HTTP client. The SDK builds
   and parses real HTTP requests and responses; no socket is opened and no key is needed.
-- `serve()`: the same API on a real local port (`python -m agentlab serve`, http_server.py).
+- `serve()`: the same API on a real local port (`python -m agentlab serve`, web.py).
 
-The Responses API (POST /v1/responses) is the same tutor asked in other shapes: responses_api.py
+The Responses API (POST /v1/responses) is the same tutor asked in other shapes: responses.py
 translates its request into a chat-completions one and the answer back.
 
 What it implements: `n` choices, `tool_choice`, `parallel_tool_calls: false` (at most one call
@@ -24,21 +24,17 @@ server keeps responses only for previous_response_id).
 
 from __future__ import annotations
 
-import errno
 import functools
 import hashlib
 import json
-import re
-import socket
 import time
 
-from . import tutor
-from . import responses_api
-from .api_checks import APIError, check_request, chosen_tools, parse_body
+from .. import tutor
+from . import responses
+from .checks import APIError, check_request, chosen_tools, parse_body
 from .streaming import EventStream, event_stream, response_events
 
-__all__ = ["APIError", "CannotListen", "complete", "handle", "make_transport", "sdk_http",
-           "make_server", "serve"]
+__all__ = ["APIError", "complete", "handle", "make_transport", "sdk_http"]
 
 MAX_BODY_BYTES = 1_000_000
 CREATED = 1767225600  # a fixed timestamp (2026-01-01) keeps the tutor's responses deterministic
@@ -231,10 +227,10 @@ def _route(method: str, path: str, body: bytes, respond) -> tuple[int, object, f
 
 
 def _respond(request: dict, raw: bytes, respond) -> tuple[int, object, float]:
-    """POST /v1/responses: the same tutor, asked in chat-completions terms (responses_api.py)."""
-    responses_api.check(request, tutor.PERSONAS)
-    completion, delay = complete(responses_api.chat_request(request), respond, raw=raw)
-    response = responses_api.response_object(request, completion, raw)
+    """POST /v1/responses: the same tutor, asked in chat-completions terms (responses.py)."""
+    responses.check(request, tutor.PERSONAS)
+    completion, delay = complete(responses.chat_request(request), respond, raw=raw)
+    response = responses.response_object(request, completion, raw)
     if request.get("stream"):
         return 200, response_events(response), delay
     return 200, response, delay
@@ -290,102 +286,3 @@ def make_transport(handler=handle, *, respond=None):
                                  headers={"Content-Type": "application/json", **(headers or {})})
 
     return TutorTransport()
-
-
-# ---------------------------------------------------------------------------------------------
-# On a real port (tornado, imported only when a port is wanted)
-
-
-def make_server(host: str = "127.0.0.1", port: int = 8000, *, client_timeout: float = 10.0,
-                respond=None):
-    """The API on a real port: .serve_forever(), .shutdown(), .server_close(), .server_address."""
-    from .http_server import TutorHTTPServer
-
-    return TutorHTTPServer(host, port, client_timeout=client_timeout, respond=respond)
-
-
-class CannotListen(OSError):
-    """The server could not take host:port; the message says why and what to do instead."""
-
-
-def listen(host: str = "127.0.0.1", port: int = 8000):
-    """make_server, with an OS refusal (port taken, unknown host, ...) said in plain words.
-
-    Example: port 8000 taken -> CannotListen("cannot listen on 127.0.0.1:8000: the address is
-             already in use ...; try another port, such as --port 8001, or --port 0 ...")
-    """
-    try:
-        return make_server(host, port)
-    except OSError as error:
-        raise CannotListen(why_cannot_listen(host, port, error)) from error
-
-
-# The OS's codes for "port taken" and "not an address of this machine"; Windows has its own.
-IN_USE = {errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", errno.EADDRINUSE)}
-NOT_HERE = {errno.EADDRNOTAVAIL, getattr(errno, "WSAEADDRNOTAVAIL", errno.EADDRNOTAVAIL)}
-FIRST_FREE_PORT = 1024  # ports below need administrator rights on most systems
-
-
-def why_cannot_listen(host: str, port: int, error: OSError) -> str:
-    """One line: which address, why the OS refused it, and what to try instead.
-
-    Example: ("127.0.0.1", 8000, OSError(EADDRINUSE, ...)) -> "cannot listen on
-             127.0.0.1:8000: the address is already in use (another server, perhaps an earlier
-             agentlab serve); try another port, such as --port 8001, or --port 0 for any free one"
-    """
-    if with_port := re.fullmatch(r"([^:]+):(\d+)", host):  # "127.0.0.1:8000" given as a host
-        return (f"--host {host!r} has a port in it: give the host alone and the port with "
-                f"--port, as in --host {with_port[1]} --port {with_port[2]}")
-    where = f"cannot listen on {url_host(host)}:{port}"
-    local = "such as --host 127.0.0.1 (this machine only) or --host 0.0.0.0 (every network)"
-    if isinstance(error, socket.gaierror):
-        return (f"{where}: {host!r} is not a host name or address this machine knows "
-                f"({error.strerror or error}); use one of its addresses, {local}")
-    if error.errno in IN_USE:
-        other = port + 1 if port < 65535 else 8000
-        return (f"{where}: the address is already in use (another server, perhaps an earlier "
-                f"agentlab serve); try another port, such as --port {other}, or --port 0 for "
-                "any free one")
-    if error.errno in NOT_HERE:
-        return (f"{where}: {host} is not an address of this machine; use one of its "
-                f"addresses, {local}")
-    if error.errno == errno.EACCES and 0 < port < FIRST_FREE_PORT:
-        return (f"{where}: ports below {FIRST_FREE_PORT} need administrator rights; use a "
-                "higher one, such as --port 8000")
-    return f"{where}: {error.strerror or error}"
-
-
-def url_host(host: str) -> str:
-    """A host as a URL writes it: an IPv6 address in brackets, since its colons would read as
-    the port's.
-
-    Example: "::1" -> "[::1]";  "127.0.0.1" -> "127.0.0.1";  "localhost" -> "localhost"
-    """
-    return f"[{host}]" if ":" in host else host
-
-
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve the tutor until Ctrl-C. Raises CannotListen if host:port cannot be taken."""
-    import signal
-
-    server = listen(host, port)
-    address = server.server_address
-
-    def stop_on_ctrl_c(signum, frame):
-        # Ctrl-C asks the server to stop instead of raising KeyboardInterrupt wherever the
-        # program happens to be (even inside asyncio setting up its loop); a second one stops
-        # at once.
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        server.ask_to_stop()
-
-    previous = signal.signal(signal.SIGINT, stop_on_ctrl_c)
-    try:
-        print(f"agentlab tutor: OpenAI-compatible API on "
-              f"http://{url_host(address[0])}:{address[1]}/v1 "
-              f"(models: {', '.join(tutor.PERSONAS)}). Ctrl-C stops it.", flush=True)
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        server.server_close()

@@ -1,7 +1,7 @@
 """A tool call run in a fresh Python process, which can be stopped on time.
 
 A thread cannot be killed, and a tool that holds the GIL (a backtracking regular expression,
-one long loop in C) keeps even the waiting thread from waking at its timeout (watched.py). A
+one long loop in C) keeps even the waiting thread from waking at its timeout (_watched.py). A
 process can be killed: the waiting process holds no lock of the tool's, wakes at the timeout,
 and ends the tool there. This is how production agents sandbox tools (a container or a VM is
 the same idea with a stronger wall); here it is only the first step: a separate interpreter.
@@ -26,7 +26,7 @@ import importlib
 import multiprocessing
 import multiprocessing.connection
 
-from .watched import Overran
+from ._watched import Overran
 
 
 class FailedInChild(Exception):
@@ -54,7 +54,7 @@ def reference(tool) -> tuple[str, str]:
 
 def _child(module: str, name: str, arguments: dict, pipe) -> None:
     """In the child: import the tool, call it, send back ("ok", text) or what went wrong."""
-    from .tools import exception_text, to_text
+    from ._text import exception_text, to_text
 
     found = getattr(importlib.import_module(module), name)
     function = getattr(found, "function", found)  # a @tool is a Tool: call its function

@@ -4,8 +4,8 @@ Three layers, each refusing with a 400 (or 404) in OpenAI's error shape and a `p
 points at the offending field, e.g. `messages[2].tool_call_id`:
 
 1. the body parses as JSON and is not absurdly nested;
-2. it validates against OpenAI's own request schema (agentlab/openai_request_schema.py), each
-   message against the schema its role picks; the message says the rule the value broke
+2. it validates against OpenAI's own request schema (schemas/chat_completions_request.json),
+   each message against the schema its role picks; the message says the rule the value broke
    ("Invalid 'temperature': 3 is greater than the maximum of 2."), see `_validate`;
 3. the rules the schema cannot say: every tool call is answered right after it is asked for
    and no tool message answers a call never made, tool names match ^[a-zA-Z0-9_-]{1,64}$,
@@ -14,8 +14,8 @@ points at the offending field, e.g. `messages[2].tool_call_id`:
    the messages, and an empty `tools` or `content` list is refused with code "empty_array",
    each with the real API's words and codes.
 
-The Responses API's request (responses_api.py) is checked by the same machinery against its
-own published schema (openai_responses_schema.py), under the name CreateResponseChecked.
+The Responses API's request (responses.py) is checked by the same machinery against its own
+published schema (schemas/responses_request.json), under the name CreateResponseChecked.
 
 Each message is checked once: a conversation resends every earlier message with each request,
 so on a 20-step run the first messages would be checked 20 times over. A message equal to one
@@ -33,12 +33,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.resources
 import json
 import math
 import re
 
-from .openai_request_schema import SCHEMAS
-from .openai_responses_schema import SCHEMAS as RESPONSES_SCHEMAS
+
+def _stored_schemas(name: str) -> dict:
+    """One of OpenAI's request schemas, as the package stores it (schemas/README.md)."""
+    return json.loads(importlib.resources.files(__package__).joinpath("schemas", name)
+                      .read_text(encoding="utf-8"))
+
+
+SCHEMAS = _stored_schemas("chat_completions_request.json")
+RESPONSES_SCHEMAS = _stored_schemas("responses_request.json")
 
 INTEGER_FIELDS = ("n", "max_tokens", "max_completion_tokens", "seed", "top_logprobs")
 EXPLAINED_UP_TO = 10_000  # characters of JSON: a larger refused value gets the short message
@@ -175,7 +183,7 @@ def _definitions() -> dict:
     fields = definitions["CreateChatCompletionRequest"]["allOf"][1]["properties"]
     del fields["messages"]["items"], fields["tools"]["items"]
     # The Responses API's request, its input items and tools checked one by one too
-    # (responses_api.py); the two copies share names only where their schemas are equal.
+    # (responses.py); the two copies share names only where their schemas are equal.
     checked = json.loads(json.dumps(definitions["CreateResponse"]))
     checked["allOf"][1] = {"$ref": "#/definitions/ResponsePropertiesChecked"}
     checked["allOf"][2]["properties"]["input"] = {"anyOf": [{"type": "string"},

@@ -1,7 +1,7 @@
 """Self-checks for the notebooks' open questions: pick a choice, learn at once why it is right
 or wrong.
 
-    from agentlab.quizzes import quiz, answer
+    from agentlab.course.quizzes import quiz, answer
     quiz("03-overshoot")            # the question and its choices
     answer("03-overshoot", "b")     # right or not, and why
 

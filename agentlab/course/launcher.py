@@ -10,7 +10,7 @@ switched off. JupyterLab refuses to start as root (a container, a cloud VM) unle
 --allow-root; the launcher passes that flag when it runs as root, and says so.
 
 A teacher makes the copy to hand out, without the reference solutions, with student_copy()
-(docs/INSTRUCTORS.md, "Handing out a copy without the solutions"):
+(handout.py; docs/INSTRUCTORS.md, "Handing out a copy without the solutions"):
 
     agentlab course --student-copy ../students
 
@@ -24,7 +24,6 @@ any install step (that is the README's first command, run once).
 
 from __future__ import annotations
 
-import fnmatch
 import importlib.util
 import json
 import os
@@ -33,7 +32,7 @@ import shutil
 import sys
 import tempfile
 
-from .masking import mask
+from agentlab.masking import mask
 
 # JupyterLab options that keep it off the network: no news feed, no extension search in the
 # package index, no check for a newer version.
@@ -64,9 +63,9 @@ def find_notebooks(checkout: pathlib.Path | None = None, here: pathlib.Path | No
     Example: a clone at ~/agentlab -> ~/agentlab/notebooks, from whatever folder you are in;
              in ~/agentlab-students (a student copy) -> ~/agentlab-students/notebooks.
     """
-    checkout = checkout or pathlib.Path(__file__).resolve().parent.parent
+    checkout = checkout or pathlib.Path(__file__).resolve().parents[2]  # agentlab/course/
     here = here or pathlib.Path.cwd()
-    a_course_here = (here / "agentlab" / "course.py").is_file()
+    a_course_here = (here / "agentlab" / "course" / "launcher.py").is_file()
     for folder in ([here / "notebooks"] if a_course_here else []) + [checkout / "notebooks",
                                                                       here / "notebooks"]:
         if any(folder.glob("*.ipynb")):
@@ -167,8 +166,8 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
     # JupyterLab's import takes a second or two, and up to half a minute on the first start
     # after installing (nothing is cached yet): say what is happening meanwhile.
     print(LOADING_MESSAGE, flush=True)
-    from jupyterlab.labapp import LabApp
     from jupyterlab import __version__ as lab_version
+    from jupyterlab.labapp import LabApp
 
     if check:
         print(mask(f"ok: JupyterLab {lab_version} with {sys.executable}; `agentlab course` "
@@ -187,39 +186,3 @@ def open_course(*, port: int | None = None, open_browser: bool = True, check: bo
 # the tests (they read the solutions), the instructor's guide (it answers the open questions),
 # and what a working checkout gathers (git history, virtual environment, the hub's proxy from
 # npm, saved runs, builds).
-LEFT_OUT_AT_THE_TOP = {"notebooks/solutions", "tests", "docs/INSTRUCTORS.md",
-                       ".git", ".venv", ".node", ".ci", ".benchmarks", ".pytest_cache",
-                       ".hypothesis",
-                       "build", "dist", "test-artifacts", "agentlab-runs.json"}
-LEFT_OUT_ANYWHERE = ["__pycache__", "*.egg-info", ".ipynb_checkpoints",
-                     "agentlab-runs.json"]  # the playground saves beside the notebooks
-
-
-def student_copy(destination, checkout: pathlib.Path | None = None) -> pathlib.Path:
-    """Copy the course to a new folder `destination`, without the reference solutions
-    (notebooks/solutions/), the tests that read them and the instructor's guide, which answers
-    the open questions: the copy to hand out to students.
-
-    In the copy, the README's commands work as in the checkout (`agentlab course` opens its
-    notebooks; `python -m pytest` runs nbval over them). Returns the copy's path.
-
-    Example: student_copy("../agentlab-students") -> PosixPath('../agentlab-students')
-    """
-    checkout = (checkout or find_notebooks().parent).resolve()
-    destination = pathlib.Path(destination)
-    if destination.exists():
-        raise CourseError(f"{destination} already exists: name a new folder for the copy")
-    if destination.resolve().is_relative_to(checkout):
-        raise CourseError(f"{destination} is inside the course's folder {checkout}: put the "
-                          "copy outside it")
-
-    def left_out(folder: str, names: list[str]) -> set[str]:
-        here = pathlib.Path(folder).resolve().relative_to(checkout)
-        return {name for name in names
-                if (here / name).as_posix() in LEFT_OUT_AT_THE_TOP
-                or any(fnmatch.fnmatch(name, pattern) for pattern in LEFT_OUT_ANYWHERE)}
-
-    shutil.copytree(checkout, destination, ignore=left_out)
-    print(f"copied the course to {destination}, without notebooks/solutions/, tests/ and "
-          "docs/INSTRUCTORS.md")
-    return destination

@@ -7,7 +7,7 @@ Within a run:  cumulative_cost (against the budget line), tokens_per_step (the p
                vs tool time per step).
 Together:      compare (four panels for a run history, with a key naming each run's model,
                prices and budget mode).
-Sweeps:        success_rate (tasks solved against a limit, from agentlab.sweeps).
+Sweeps:        success_rate (tasks solved against a limit, from agentlab.course.sweeps).
 The loop:      loop_diagram (THINK, ACT, OBSERVE as a drawn cycle, parts highlighted, each
                 guardrail written where it sits).
 
@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
-from .records import STOP_REASONS, Run
+from agentlab.records import STOP_REASONS, Run
 
 FONT = 13
 SIZE = (9, 5)
@@ -264,7 +264,7 @@ def prompt_parts(run: Run) -> list[tuple[int, int, int]]:
 
     Example: a first prompt of 444 tokens whose two messages count 55 has 389 schema tokens
     """
-    from .tutor import count_tokens, message_tokens
+    from agentlab.pricing import count_tokens, message_tokens
 
     if not run.steps:
         return []
@@ -348,7 +348,7 @@ def price_comparison(runs: Sequence[Run], models: Sequence[str], ax=None):
     The legend sits above the bars in a row, with headroom kept for it, so it never hides the
     last group (it once covered task 5's bars in the top right corner).
     """
-    from .pricing import reprice
+    from agentlab.pricing import reprice
 
     runs, models = list(runs), list(models)
     cents = {model: [100 * reprice(run, model) for run in runs] for model in models}

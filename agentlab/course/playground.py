@@ -1,6 +1,6 @@
 """The limits playground: sliders for the limits, a Run button, a live step log and plots.
 
-    from agentlab.widgets import Playground
+    from agentlab.course.playground import Playground
     playground = Playground(["What's the weather in Paris, and should I take a coat?", ...])
     playground            # in a notebook: the panel
 
@@ -43,11 +43,10 @@ from collections.abc import Sequence
 
 import ipywidgets as W
 
-from .loop import Limits, StopRun, run_agent
-from .models import connect
-from .records import Run, format_step, redact
-from .toolkit import COURSE_TOOLS
-from .tutor import PERSONAS
+from agentlab.loop import Limits, StopRun, run_agent
+from agentlab.models import TUTOR_MODELS, connect
+from agentlab.records import Run, format_step, redact
+from agentlab.toolkit import COURSE_TOOLS
 
 PRICE_MODELS = ["gpt-4o-mini", "gpt-4.1-mini", "gpt-5-mini", "gpt-4o", "gpt-4.1", "gpt-5"]
 RUN_THE_CELLS = ("The live playground appears here once this notebook's cells have run: run them "
@@ -60,12 +59,12 @@ def _model_choices() -> list[str]:
     """The tutor's personas, and first the real model when a key or server is configured."""
     import os
 
-    from .models import DEFAULT_ONLINE_MODEL
+    from agentlab.models import DEFAULT_ONLINE_MODEL
 
     real = []
     if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
         real = [os.environ.get("AGENTLAB_MODEL") or DEFAULT_ONLINE_MODEL]
-    return real + [p for p in PERSONAS if p not in real]
+    return real + [p for p in TUTOR_MODELS if p not in real]
 
 
 def _own_price(client, model: str):
@@ -78,7 +77,7 @@ def _own_price(client, model: str):
     """
     if client is not None:
         return client.priced_as(model)
-    return PRICE_MODELS[0] if model in PERSONAS else model
+    return PRICE_MODELS[0] if model in TUTOR_MODELS else model
 
 
 def _price_option(price) -> tuple:
@@ -99,7 +98,7 @@ def _png(figure) -> bytes:
 
 # The figures are drawn at the size they are shown, at 72 dpi (a point is a pixel): 820 px
 # wide fits the output area of a 1280x800 JupyterLab with its file browser open, so the
-# 13-point text of agentlab.plots shows at 13 px instead of being scaled down to 7.
+# 13-point text of agentlab.course.plots shows at 13 px instead of being scaled down to 7.
 HISTORY_SIZE = (11.4, 4.3)  # steps and cost per run, side by side
 RUN_SIZE = (11.4, 7.2)      # the last run: cost and tokens side by side, its timeline under them
 MARGINS = {"left": 0.09, "right": 0.98, "bottom": 0.13, "top": 0.8, "wspace": 0.32}
@@ -418,9 +417,9 @@ class Playground:
         """Picking a real model picks its own prices: a budget checked at a cheaper model's
         prices would not hold. Back on a tutor persona, a price picked that way goes back to
         the tutor's (one the student picked stays)."""
-        if change["new"] in PERSONAS:
+        if change["new"] in TUTOR_MODELS:
             if self.priced_as.value == _own_price(self.client, change["old"]) and (
-                    change["old"] not in PERSONAS):
+                    change["old"] not in TUTOR_MODELS):
                 self.priced_as.value = _own_price(self.client, change["new"])
             return
         price = _own_price(self.client, change["new"])

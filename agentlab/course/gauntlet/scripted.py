@@ -22,7 +22,7 @@ import json
 import threading
 from collections.abc import Callable
 
-from ..toolkit import safe_calculate
+from agentlab.toolkit import safe_calculate
 
 
 def tool_call(n: int, i: int, name: str, arguments) -> dict:

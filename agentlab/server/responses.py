@@ -1,7 +1,7 @@
 """OpenAI's Responses API (`POST /v1/responses`), served by the same tutor as chat completions.
 
 The Responses API says the same things as chat completions in other shapes, so this file only
-translates, both ways, and the tutor and its usage and token-cap rule (server.complete) stay
+translates, both ways, and the tutor and its usage and token-cap rule (handler.complete) stay
 the one place that decides what to answer:
 
     request  input items -> messages: a message item -> a chat message; function_call items ->
@@ -11,8 +11,8 @@ the one place that decides what to answer:
     response the assistant message -> output items: a message item with one output_text part,
              then one function_call item per call; usage as input/output tokens
 
-Checked as the real API checks (api_checks.py): OpenAI's published CreateResponse schema
-(openai_responses_schema.py), each input item against the schema its type picks, every
+Checked as the real API checks (checks.py): OpenAI's published CreateResponse schema
+(schemas/responses_request.json), each input item against the schema its type picks, every
 function_call answered by a function_call_output with its call_id and no output for a call
 never made, strict schemas, and json_object only when the input says "json".
 
@@ -33,7 +33,7 @@ import hashlib
 import json
 import threading
 
-from .api_checks import APIError, check_model, json_word_missing, strict_problem, validate
+from .checks import APIError, check_model, json_word_missing, strict_problem, validate
 
 STORED_RESPONSES = 1_000  # responses kept for previous_response_id, the oldest dropped first
 # The schema each kind of input item is checked against; any other kind is refused.

@@ -23,10 +23,10 @@ import re
 import statistics
 from collections.abc import Sequence
 
-from .loop import Limits, run_agent
-from .models import connect
-from .records import Run
-from .toolkit import COURSE_TOOLS
+from agentlab.loop import Limits, run_agent
+from agentlab.models import connect
+from agentlab.records import Run
+from agentlab.toolkit import COURSE_TOOLS
 
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
@@ -167,7 +167,7 @@ def seeded_client(model: str = "tutor", *, temperature: float = 0.8, seed: int =
     run_agent's client.chat sends neither, so the transport adds them to each request's body,
     exactly where a real API would read them.
     """
-    from .server import handle, make_transport
+    from agentlab.server import handle, make_transport
 
     def with_sampling(method: str, path: str, body: bytes):
         try:

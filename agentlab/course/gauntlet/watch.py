@@ -28,8 +28,8 @@ import threading
 import time
 from typing import Any
 
-from ..pricing import Unpriceable, estimate_cost
-from ..records import as_plain
+from agentlab.pricing import Unpriceable, estimate_cost
+from agentlab.records import as_plain
 
 # Log records from the HTTP stack describe the SDK's requests, not the student's loop.
 NOT_THE_LOOP = ("openai", "httpx", "httpcore")

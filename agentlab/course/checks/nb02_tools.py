@@ -1,0 +1,79 @@
+"""Notebook 02, Tools: check_temperature_tool.
+
+How every check behaves: agentlab/course/checks/__init__.py.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from agentlab.tools import Tool
+
+from ._common import Verdict, as_number, attempt, is_stub_result, short
+
+# How far a result may be from the exact °F: a result rounded to one decimal is right.
+ROUNDED = 0.05 + 1e-9
+# Inputs the check tries but never names in a message: a table of the named ones fails on these.
+# Seeded, so a verdict is the same at every run.
+_UNNAMED_CELSIUS = [round(random.Random(2026 + k).uniform(-60, 150), 1) for k in range(4)]
+
+
+def check_temperature_tool(candidate) -> Verdict:
+    """A @tool convert_temperature(celsius) -> Fahrenheit, with its argument described.
+
+    Any annotation that lets the model send 36.6 is right (float, float | int): the check asks
+    the tool's own schema whether it accepts 36.6. Tried on five values it names, then on
+    values it does not, so a table of the named ones does not pass.
+    """
+    if not isinstance(candidate, Tool):
+        return Verdict(False, "decorate your function with @tool")
+    parameters = getattr(candidate, "parameters", None) or {}
+    params = parameters.get("properties", {}) if isinstance(parameters, dict) else {}
+    if list(params) != ["celsius"]:
+        return Verdict(False, f"it should take one argument, celsius; it takes {list(params)}")
+    if not _schema_accepts(parameters, {"celsius": 36.6}):
+        return Verdict(False, "annotate celsius as float, so the model may send 36.6 as well as 37")
+    if not params["celsius"].get("description"):
+        return Verdict(False, "describe celsius in an Args: section of the docstring")
+    if not candidate.description:
+        return Verdict(False, "give the function a docstring: its first line is what the "
+                       "model reads")
+    if candidate.description.startswith("Replace this docstring"):
+        return Verdict(False, "replace the stub's docstring: its first line is what the model "
+                       "reads, so say what the tool does")
+    for c, f in ((100, 212), (-40, -40), (37, 98.6), (0, 32), (21.5, 70.7)):
+        got, failed = attempt(f"convert_temperature({c})", candidate, c)
+        if failed is not None:
+            return failed
+        number = as_number(got)
+        if number is None or abs(number - f) > ROUNDED:
+            hint = " (fill in the stub)" if is_stub_result(got) else ""
+            return Verdict(False, f"{c} °C should be {f} °F, not {short(got)}{hint}")
+    for c in _UNNAMED_CELSIUS:
+        try:
+            got = candidate(c)
+            number, why = as_number(got), f"gave {short(got)}"
+        except Exception as e:
+            number, why = None, f"raised {type(e).__name__}"
+        if number is None or abs(number - (c * 9 / 5 + 32)) > ROUNDED:
+            return Verdict(False, f"right on the five values named here, but on another "
+                           f"temperature it {why}, not its °F: compute °F from "
+                           "celsius for any value (a table of answers fails here)")
+    return Verdict(True, "schema and results are right: "
+                   + json.dumps(candidate.schema["function"]["parameters"]))
+
+
+def _schema_accepts(schema, arguments: dict) -> bool:
+    """Whether `arguments` are valid under the JSON schema (False for a broken schema).
+
+    fastjsonschema, as the tutor's server uses: importing jsonschema takes about a second (its
+    format checker builds grammars), which a student would wait for at their first check.
+    """
+    import fastjsonschema
+
+    try:
+        fastjsonschema.validate(schema, arguments)
+        return True
+    except Exception:  # the arguments break the schema, or the schema cannot be read
+        return False
