@@ -3,6 +3,7 @@
 import json
 import re
 import logging
+import os
 import pathlib
 import threading
 import time
@@ -115,8 +116,9 @@ def test_the_chapters_listing_holds_its_own_guardrails_and_breaks_the_rest():
     # Held, with the caveats the evidence states: the budget is checked after paying (one call
     # over), the allowlist is tool_impls, every parallel call is answered because the loop
     # walks all of them.
-    assert report.held == ["answers", "max_steps", "budget", "allowlist", "tool_error",
-                           "observability", "unanswered_tool_calls"]
+    assert report.held == ["answers", "right_tool", "call_ids", "history", "plain_result",
+                           "fresh_run", "max_steps", "budget", "stop_names_limit", "allowlist",
+                           "tool_error", "observability", "unanswered_tool_calls"]
     assert "JSONDecodeError" in report["bad_json"].loop
     assert "not JSON serializable" in report["unencodable"].loop
     assert "over the budget" in report["budget"].loop
@@ -146,8 +148,8 @@ def test_a_loop_without_a_step_limit_breaks_max_steps_and_the_grader_still_retur
     assert "max_steps" in report.broken
     # It also spends past its budget, cuts silently, prints nothing, waits on the hung tool
     # and repeats.
-    assert report.broken == ["max_steps", "budget", "unencodable", "truncation",
-                             "observability", "time", "repeats"]
+    assert report.broken == ["max_steps", "budget", "stop_names_limit", "unencodable",
+                             "truncation", "observability", "time", "repeats"]
     # Left alone, it calls until the model gives up. That count needs the run to end within the
     # timeout (on a busy machine 26 calls can take over 0.5 s), so it gets the default 2 s: a
     # loop that ends by itself never waits for the timeout.
@@ -239,28 +241,56 @@ def test_a_stub_raising_or_wrongly_typed_loop_is_graded_not_crashing():
     assert "fill in run_agent" in grade(stub, only=["answers"])["answers"].hint
 
 
-def test_a_hanging_loop_is_abandoned_after_the_timeout():
-    release = threading.Event()
-
+def test_a_hanging_loop_is_killed_at_the_timeout_with_what_it_started():
     def hangs(*args, **kwargs):
-        release.wait(30)
+        import subprocess
+        import sys
+        import time
 
-    start = time.perf_counter()
-    report = grade(hangs, timeout=0.05)
-    elapsed = time.perf_counter() - start
-    release.set()
+        # a program of its own that would outlive a thread: it dies with the loop's process
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        time.sleep(30)
+
+    report = grade(hangs, timeout=0.05, only=["answers", "budget", "time"])
     assert report.held == []
     assert all("did not return within 0.05 s" in e.loop for e in report.entries)
-    assert elapsed < 5  # 12 checks x 0.05 s
+    assert not _sleepers(), "a program the loop started outlived the grade"
 
 
-def test_an_abandoned_loop_stops_at_its_next_model_call():
-    before = sum(t.name == "gauntlet-run" for t in threading.enumerate())
+def _sleepers() -> list[int]:
+    """Processes still running `time.sleep(30)` from the hanging loop above."""
+    found = []
+    for status in pathlib.Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if b"time.sleep(30)" in status.read_bytes():
+                found.append(int(status.parent.name))
+        except OSError:
+            pass
+    return found
+
+
+def _children() -> set[int]:
+    """This process's child processes, from /proc (Linux)."""
+    found = set()
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == os.getpid():
+            found.add(int(stat.parent.name))
+    return found
+
+
+def test_an_abandoned_loop_leaves_no_process_and_no_thread_behind():
+    children = _children()
+    before = {t.name for t in threading.enumerate()}
     report = grade(chapter_listing(), timeout=0.3, only=["time"])
     assert report.broken == ["time"]
-    deadline = time.monotonic() + 5
-    while sum(t.name == "gauntlet-run" for t in threading.enumerate()) > before:
-        assert time.monotonic() < deadline, "the abandoned run's thread did not end"
+    assert _children() <= children
+    deadline = time.monotonic() + 5  # the hung tool's thread ends once released
+    while {t.name for t in threading.enumerate()} - before - {"gauntlet-tool"}:
+        assert time.monotonic() < deadline, "a thread of the grade did not end"
         time.sleep(0.02)
 
 
@@ -410,7 +440,9 @@ def test_a_gamer_with_a_tool_timeout_breaks_exactly_the_rows_it_games():
         return "Stopped."
 
     report = grade(gamer)
-    assert report.broken == ["max_steps", "budget", "observability", "repeats"]
+    # stop_names_limit too: its count, not the budget, ends the budget's run
+    assert report.broken == ["max_steps", "budget", "stop_names_limit", "observability",
+                             "repeats"]
     assert "ignores its max_steps argument" in report["max_steps"].hint
     # Unseeded, the draw decides which of its two budget faults shows: stopping at three
     # steps with room left, or (when the third call happens to cross the budget) "Stopped."
@@ -480,8 +512,12 @@ def test_a_loop_without_budget_code_breaks_budget():
 def test_a_loop_that_hard_codes_its_step_limit_breaks_every_row_the_count_decides(steps):
     report = grade(with_changes(steps=steps), seed=6)
     # max_steps breaks; so do budget (the cheap run's budget allows more calls than the count)
-    # and repeats (the count ends the run before any repeat): each hint names the count.
-    assert report.broken == ["max_steps", "budget", "repeats"]
+    # and repeats (the count ends the run before any repeat): each hint names the count. Where
+    # the count also ends stop_names_limit's budget run before its budget (3 calls, not 4),
+    # that run's text names the steps, not the budget, and that row breaks too.
+    assert [r for r in report.broken if r != "stop_names_limit"] == [
+        "max_steps", "budget", "repeats"]
+    assert ("stop_names_limit" in report.broken) == (steps == 3)
     assert "ignores its max_steps argument" in report["max_steps"].hint
     assert "a fixed count of calls" in report["budget"].hint
     assert "does the loop read its max_steps?" in report["repeats"].hint
@@ -664,7 +700,8 @@ def test_the_report_is_a_table_in_a_notebook_and_text_elsewhere():
     html = report._repr_html_()
     assert html.count("<tr>") == 3 and "<code>bad_json</code>" in html and "✗ broken" in html
     text = repr(report)
-    assert text.splitlines()[0] == "✗ Not yet: 1 of 2 checks held; broken: bad_json (seed 3)."
+    assert text.splitlines()[0] == ("✗ Not yet: 1 of 2 checks held; broken: bad_json (seed 3, "
+                                    "timeout=0.5, only=['answers', 'bad_json']).")
     assert "✓ held    answers" in text and "hint:" in text
     assert sorted(report.held + report.broken) == ["answers", "bad_json"]
 
@@ -1020,9 +1057,13 @@ def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row,
     assert hint in report[row].hint, report[row]
     if bug == "tools not sent":  # no tool offered: the model's calls go unanswered elsewhere
         return
-    # Only that row; a step limit that returns None also fails the rows whose model never
-    # stops (repeats).
-    assert broken - {row} <= ({"repeats"} if bug == "returns None at the step limit" else set())
+    # Only that row, and the rows the same bug shows in: a step limit that returns None also
+    # fails the rows whose model never stops (repeats) and says nothing of the limit; a loop
+    # with no budget code never says the budget stopped it; a loop that answers only the first
+    # call leaves the others' ids without their results.
+    also = {"returns None at the step limit": {"repeats", "stop_names_limit"},
+            "no budget": {"stop_names_limit"}, "first call only": {"call_ids"}}
+    assert broken - {row} <= also.get(bug, set())
 
 
 def test_the_honest_one_bug_base_holds_every_row():

@@ -115,17 +115,23 @@ Left out on purpose: grading the answer's wording, and anything that needs a rea
 
 from __future__ import annotations
 
+import random
+import sys
+
+from .boundary import CannotSendLoop, LoopProcess
 from .checks import CHECKS, warm_up
 from .draws import Draws, fresh_seed
 from .report import Entry, Report
-from .watch import GauntletStop
 
-CHAPTER_CHECKS = ["answers", "max_steps", "budget", "allowlist", "bad_json", "unencodable",
-                  "tool_error", "truncation", "observability"]
+CHAPTER_CHECKS = ["answers", "right_tool", "call_ids", "history", "plain_result", "fresh_run",
+                  "max_steps", "budget", "stop_names_limit", "allowlist", "bad_json",
+                  "unencodable", "tool_error", "truncation", "observability"]
 BEYOND_THE_CHAPTER = ["time", "repeats", "unanswered_tool_calls"]
+DEFAULT_TIMEOUT = 2.0
 
 
-def grade(run_agent, *, timeout: float = 2.0, only=None, seed: int | None = None) -> Report:
+def grade(run_agent, *, timeout: float = DEFAULT_TIMEOUT, only=None,
+          seed: int | None = None) -> Report:
     """Run every check (or those named in `only`) on run_agent and return the Report.
 
     timeout: seconds each run may take before it counts as hung (and the time check's limit).
@@ -136,15 +142,53 @@ def grade(run_agent, *, timeout: float = 2.0, only=None, seed: int | None = None
         raise TypeError(f"grade() needs your run_agent function, not {type(run_agent).__name__}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise TypeError(f"seed is a whole number (or None for new draws), not {seed!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise TypeError(f"timeout is a number of seconds above 0, not {timeout!r}")
     names = list(CHECKS) if only is None else list(only)
     unknown = [n for n in names if n not in CHECKS]
     if unknown:
         raise ValueError(f"no check named {', '.join(unknown)}; the checks are {', '.join(CHECKS)}")
+    asked = {key: value for key, value, default in (("timeout", timeout, DEFAULT_TIMEOUT),
+                                                     ("only", only, None), ("seed", seed, None))
+             if value != default}
     seed = fresh_seed() if seed is None else seed
-    warm_up()
-    return Report([CHECKS[name](run_agent, timeout, Draws(seed, name)) for name in names],
-                  seed=seed)
+    try:
+        loop = LoopProcess(run_agent)  # on its way while the grader warms up
+    except CannotSendLoop as e:
+        raise TypeError(str(e)) from None
+    entries = {}
+    # The checks run in an order drawn from the seed: a loop that counts its runs learns
+    # nothing of which check it is in. The report lists them in the usual order.
+    order = random.Random(f"order-{seed}").sample(names, len(names))
+    progress = Progress(len(order))
+    try:
+        warm_up()
+        for name in order:
+            entries[name] = CHECKS[name](loop, timeout, Draws(seed, name))
+            progress.advance()
+    finally:
+        loop.close()
+        progress.done()
+    return Report([entries[name] for name in names], seed=seed, asked=asked)
 
 
-__all__ = ["grade", "Report", "Entry", "GauntletStop", "CHECKS", "CHAPTER_CHECKS",
-           "BEYOND_THE_CHAPTER"]
+class Progress:
+    """One line that grows while the checks run, so a grade of several seconds is never silent:
+    "grading: 18 checks .................. done". The same text at every run (nbval compares
+    it), whatever the checks' order or time."""
+
+    def __init__(self, count: int):
+        self.out = sys.stdout
+        self.out.write(f"grading: {count} check{'s' * (count != 1)} ")
+        self.out.flush()
+
+    def advance(self) -> None:
+        self.out.write(".")
+        self.out.flush()
+
+    def done(self) -> None:
+        self.out.write(" done\n")
+        self.out.flush()
+
+
+__all__ = ["grade", "Report", "Entry", "CHECKS", "CHAPTER_CHECKS", "BEYOND_THE_CHAPTER"]

@@ -14,21 +14,18 @@ import json
 import re
 import threading
 
-from agentlab import loop as library_loop
-from agentlab.models import connect
-from agentlab.pricing import estimate_cost
+from agentlab.pricing import cost_usd
 from agentlab.records import redact
-from agentlab.server import make_transport
+from agentlab.server import handle
 from agentlab.tutor.reading import JSON_PROBLEM, cut_note_in, error_in_text
 
-from ..checks._common import spied
 from . import scripted as s
+from .boundary import PRICED_AS, LoopProcess
 from .draws import Draws
 from .report import Entry
-from .watch import Capture, Trial, WatchedClient, run_with_timeout, watched_tools
+from .watch import Trial
 
 MODEL = "tutor"           # the name the loop passes on; the scripted model answers to it
-PRICED_AS = "gpt-4o-mini"  # prices the gauntlet charges at, whatever the environment says
 # The checks whose verdict depends on a limit's value run twice, with different numbers (as
 # otter's hidden variants do): a loop that hard-codes a count instead of reading its argument
 # behaves the same at both settings, and that is what gives it away.
@@ -48,34 +45,29 @@ MARKER_HINT = ("mark a failure as one, so the model knows its call failed: "
                "json.dumps({'error': ...}), or text starting 'Error:'")
 
 
-def _watch(run_agent, task: str, tools: list, reply, timeout: float, *, max_steps: int = 10,
-           max_cost_usd: float = 0.50, on_abandon=()) -> Trial:
-    """Run the student's loop once on a scripted model and watched tools; note whether the
-    library's loop ran in it (its step book-keeping is made once per run of agentlab.run_agent,
-    however the loop reached it)."""
-
-    inner = connect(MODEL, transport=make_transport(respond=s.scripted(reply)),
-                    priced_as=PRICED_AS, max_retries=0)
-    output = Capture()
-    trial = Trial(client=WatchedClient(inner, output), output=output)
-    schemas, impls = watched_tools(tools, trial)
-    args = (task, schemas, impls, trial.client, MODEL)
-    with spied(library_loop, "Steps") as library_runs:
-        run_with_timeout(trial, run_agent, args,
-                         {"max_steps": max_steps, "max_cost_usd": max_cost_usd},
-                         timeout, on_abandon)
-    trial.library_runs = len(library_runs)
-    return trial
+def _watch(loop: LoopProcess, task: str, tools: list, reply, timeout: float, *,
+           max_steps: int = 10, max_cost_usd: float = 0.50, on_abandon=()) -> Trial:
+    """Run the student's loop once, in its own process, on a scripted model and watched tools.
+    reply(n) is the model's n-th reply (scripted.py); reply may also be a respond function
+    that reads the conversation (scripted.reading)."""
+    respond = reply if getattr(reply, "reads_the_conversation", False) else s.scripted(reply)
+    return loop.run(task, tools, respond, timeout, max_steps=max_steps,
+                    max_cost_usd=max_cost_usd, on_abandon=on_abandon)
 
 
 def warm_up() -> None:
-    """One model call outside any timed run: the SDK's first request and the first price
-    lookup load code (about 0.2 s here), which a student's first check should not pay for."""
-    client = connect(MODEL, transport=make_transport(respond=s.scripted(lambda n: None)),
-                     priced_as=PRICED_AS, max_retries=0)
-    response = client.chat(model=MODEL, messages=[{"role": "user", "content": "Ready?"}],
-                           tools=[s.calculator().schema])
-    estimate_cost(response)
+    """A request through the server outside any timed run, with a message of every role a
+    loop sends: the request checks compile a validator per kind of message on first use (0.4 s
+    here, seconds on a busy machine), which a student's first check should not pay for."""
+    call = s.tool_call(0, 0, "calculate", {"expression": "1 + 1"})
+    conversation = [{"role": "system", "content": "You are a helpful assistant."},
+                    {"role": "user", "content": "Ready?"}, s.asks(call, content="Let me see."),
+                    {"role": "tool", "tool_call_id": call["id"], "content": '{"result": 2}'}]
+    for messages in (conversation[:2], conversation):
+        body = json.dumps({"model": MODEL, "messages": messages,
+                           "tools": [s.calculator().schema]}).encode()
+        handle("POST", "/v1/chat/completions", body, respond=s.scripted(lambda n: None))
+    cost_usd(PRICED_AS, 1, 1)  # the first price lookup loads genai-prices' database
 
 
 def _short(value, limit: int = 70) -> str:
@@ -91,13 +83,15 @@ def _run_failed(trial: Trial, timeout: float) -> tuple[str, str] | None:
     if error is None and trial.returned is None and trial.requests:  # a loop, not a stub
         return "returned None", ("return text however the run ends: when a limit stops it, a "
                                  "sentence that says which limit")
-    if isinstance(error, NotImplementedError) or (error is None and trial.returned is None):
+    if getattr(error, "not_implemented", False) or (error is None and trial.returned is None):
         what = "raised NotImplementedError" if error else "returned None"
         return what, "fill in run_agent: it returns the model's answer text"
     if error is not None:
-        return f"raised {type(error).__name__}: {_short(str(error), 120)}", ""
+        kind = getattr(error, "type_name", type(error).__name__)
+        return f"raised {kind}: {_short(str(error), 120)}", ""
     if not isinstance(trial.returned, str):
-        return (f"returned {type(trial.returned).__name__} {_short(trial.returned)}",
+        kind = getattr(trial.returned, "type_name", type(trial.returned).__name__)
+        return (f"returned {kind} {_short(trial.returned)}",
                 "run_agent returns text: the model's answer, or why the run stopped")
     return None
 
@@ -110,11 +104,11 @@ def _entry(name, trial, held, expect, model, loop, hint="", chapter=True) -> Ent
     """One check's entry; trial may be a list of runs (one per setting): their costs add up.
     A run handed to agentlab.run_agent is the library's work, not the student's: it breaks."""
     trials = trial if isinstance(trial, list) else [trial]
-    if any(t.library_runs for t in trials):
+    if any(t.library for t in trials):
         held, hint = False, LIBRARY_HINT
         loop = f"handed the run to agentlab.run_agent (the library's loop, not yours); {loop}"
     return Entry(name=name, held=held, expect=expect, model=model, loop=redact(loop),
-                 cost_usd=sum(t.client.cost_usd for t in trials),
+                 cost_usd=sum(t.cost_usd for t in trials),
                  calls=sum(len(t.requests) for t in trials),
                  hint="" if held else hint, chapter=chapter)
 
@@ -622,6 +616,232 @@ def check_observability(run_agent, timeout: float, draw: Draws) -> Entry:
     return _entry("observability", trial, held, expect, model, loop, hint)
 
 
+# --- the loop itself: right on ordinary tasks (notebooks 02 and 03 teach each) ---------------
+
+
+def _distinct_tools(draw: Draws, count: int, result_of) -> list[tuple[s.HostileTool, str]]:
+    """`count` well-behaved tools with different drawn names and arguments."""
+    tools, names = [], set()
+    while len(tools) < count:
+        tool, argument = _lookup(draw, result_of)
+        if tool.name not in names:
+            names.add(tool.name)
+            tools.append((tool, argument))
+    return tools
+
+
+def check_right_tool(run_agent, timeout: float, draw: Draws) -> Entry:
+    expect = ("each call runs the tool it names, with the arguments it gives: the model's choice "
+              "of tool is followed, never the first tool or a guess")
+    offered = _distinct_tools(draw, 3, lambda v: {"found": v})
+    picks = [offered[draw.integer(1, 2)], offered[draw.integer(0, 2)]]
+    asked = [(tool.name, {argument: draw.ident()}) for tool, argument in picks]
+    model = "asks " + ", then ".join(_call(n, *next(iter(a.items()))) for n, a in asked) + (
+        f", then answers (the tools offered: {', '.join(t.name for t, _ in offered)})")
+    trial = _watch(run_agent, "Look up what I need, one thing at a time.",
+                   [tool for tool, _ in offered],
+                   lambda n: s.asks(s.tool_call(n, 0, *asked[n])) if n < len(asked) else None,
+                   timeout)
+    hint = ("run the tool the call names: tool_impls[call.function.name], with "
+            "**json.loads(call.function.arguments)")
+    failure = _run_failed(trial, timeout)
+    if failure:
+        return _failed_entry("right_tool", trial, failure, expect, model, hint)
+    ran = [(c.name, c.arguments) for c in trial.tool_calls]
+    held = ran == asked
+    loop = "ran " + (", ".join(_call(n, *next(iter(a.items()), ("", ""))) for n, a in ran)
+                     or "no tool") + f", {_returned(trial)}"
+    return _entry("right_tool", trial, held, expect, model, loop, hint)
+
+
+def check_call_ids(run_agent, timeout: float, draw: Draws) -> Entry:
+    expect = ("each result goes back under its own call's id (tool_call_id), the parallel calls "
+              "of one message included: the model reads which result answers which call")
+    count = draw.integer(2, 4)
+    values = draw.idents(count + 1)
+    codes = {v: f"{draw.ident()}-{draw.integer(100, 999)}" for v in values}
+    tool, argument = _lookup(draw, lambda v: {"found": v, "code": codes.get(v)})
+    model = (f"asks {count} calls of {tool.name} in one message, then one more, then answers; "
+             "each result holds a code of its own")
+
+    def reply(n):
+        if n == 0:
+            return s.asks(*[s.tool_call(0, i, tool.name, {argument: v})
+                            for i, v in enumerate(values[:count])])
+        return s.asks(s.tool_call(1, 0, tool.name, {argument: values[count]})) if n == 1 else None
+    trial = _watch(run_agent, f"Look up {', '.join(values)}.", [tool], reply, timeout)
+    hint = ("answer each call with its own id: {'role': 'tool', 'tool_call_id': call.id, "
+            "'content': the result of that call}, inside the loop over response.tool_calls")
+    failure = _run_failed(trial, timeout)
+    if failure:
+        return _failed_entry("call_ids", trial, failure, expect, model, hint)
+    wrong = []
+    for call_id, value in [(f"call_0_{i}", v) for i, v in enumerate(values[:count])] + [
+            ("call_1_0", values[count])]:
+        sent = _answer_to(trial, call_id)
+        others = [codes[v] for v in values if v != value]
+        if sent is None or codes[value] not in sent or any(o in sent for o in others):
+            wrong.append(f"{call_id} got {_short(sent, 50)} (its own code is {codes[value]})")
+    held = not wrong
+    loop = (f"answered every call with its own result, {_returned(trial)}" if held
+            else "; ".join(wrong[:2]) + f", {_returned(trial)}")
+    return _entry("call_ids", trial, held, expect, model, loop, hint)
+
+
+def check_history(run_agent, timeout: float, draw: Draws) -> Entry:
+    expect = ("the conversation keeps what earlier steps learned: every model call is sent the "
+              "task, every earlier reply and every result so far, so an answer that needs the "
+              "first result can be given")
+    first, second = draw.ident(), draw.ident()
+    secrets = {first: f"{draw.ident()}-{draw.integer(1000, 9999)}",
+               second: f"{draw.ident()}-{draw.integer(1000, 9999)}"}
+    tool, argument = _lookup(draw, lambda v: {"key": secrets.get(v)})
+    model = (f"asks {_call(tool.name, argument, first)}, then "
+             f"{_call(tool.name, argument, second)}, then answers with both keys, if the "
+             "conversation it is sent still holds them")
+
+    def reply(n, messages):
+        if n < 2:
+            return s.asks(s.tool_call(n, 0, tool.name, {argument: (first, second)[n]}))
+        seen = json.dumps(messages)
+        kept = [secrets[v] for v in (first, second) if secrets[v] in seen]
+        if len(kept) == 2:
+            return s.answers(f"The keys are {kept[0]} and {kept[1]}.")
+        return s.answers("I no longer have the first key: it is not in what I was sent.")
+    trial = _watch(run_agent, f"Find the keys of {first} and {second}.", [tool],
+                   s.reading(reply), timeout)
+    hint = ("keep one messages list for the whole run and send all of it every time: the task, "
+            "each assistant message (with its tool_calls), each tool result")
+    failure = _run_failed(trial, timeout)
+    if failure:
+        return _failed_entry("history", trial, failure, expect, model, hint)
+    both = all(secrets[v] in trial.returned for v in (first, second))
+    lost = [n + 1 for n in range(1, len(trial.requests))
+            if not _keeps(trial.requests[n - 1], trial.requests[n])]
+    held = both and not lost
+    loop = _returned(trial)
+    if lost:
+        loop += (f"; model call {lost[0]} was not sent everything call {lost[0] - 1} was, "
+                 "with its reply and results")
+    return _entry("history", trial, held, expect, model, loop, hint)
+
+
+def _keeps(before, after) -> bool:
+    """A request keeps the one before it: its messages, then that call's reply, come first."""
+    kept = [json.dumps(m, sort_keys=True) for m in after.messages]
+    earlier = [json.dumps(m, sort_keys=True) for m in before.messages]
+    if kept[:len(earlier)] != earlier:
+        return False
+    reply = before.reply or {}
+    calls = [c.get("id") for c in reply.get("tool_calls") or []]
+    rest = after.messages[len(earlier):]
+    return bool(rest) and rest[0].get("role") == "assistant" and [
+        c.get("id") for c in rest[0].get("tool_calls") or []] == calls
+
+
+def check_plain_result(run_agent, timeout: float, draw: Draws) -> Entry:
+    expect = ("a tool's result goes back as a result, not marked as a failure: the model is "
+              "told its call worked")
+    count, value = draw.integer(10, 9_999), draw.ident()
+    tool, argument = _lookup(draw, lambda v: {"found": v, "count": count})
+    model = f"asks {_call(tool.name, argument, value)}, then answers"
+    trial = _watch(run_agent, f"How many {value} are there?", [tool],
+                   lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
+                   if n == 0 else None, timeout)
+    hint = ("send a result back as it is, json.dumps(result); only a failure is marked as one "
+            "({'error': ...})")
+    failure = _run_failed(trial, timeout)
+    if failure:
+        return _failed_entry("plain_result", trial, failure, expect, model, hint)
+    sent = _answer_to(trial, "call_0_0")
+    held = bool(sent) and str(count) in sent and not _reads_as_failure(sent)
+    loop = f"sent back {_short(sent)}, {_returned(trial)}"
+    if sent and _reads_as_failure(sent):
+        loop += "; that reads as a failure: the model is told its call failed"
+    return _entry("plain_result", trial, held, expect, model, loop, hint)
+
+
+def check_fresh_run(run_agent, timeout: float, draw: Draws) -> Entry:
+    expect = ("a run starts with nothing left from an earlier one: not its messages, not its "
+              f"repeat memory (a call that ran {MAX_IDENTICAL_RUNS} times in one run runs again "
+              "in the next), not its spending")
+    tool, argument = _lookup(draw)
+    value, other = draw.ident(), draw.ident()
+    tasks = [f"Check {value} for me.", f"Check {value} again, please, for {other}."]
+    model = (f"in a first run, asks {_call(tool.name, argument, value)} {MAX_IDENTICAL_RUNS} "
+             "times, then answers; in a second run, in the same process, asks it once, then "
+             "answers")
+    first = _watch(run_agent, tasks[0], [tool],
+                   lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
+                   if n < MAX_IDENTICAL_RUNS else None, timeout)
+    hint = ("make the run's state inside run_agent, new at every call of it: the messages, the "
+            "repeat guard's memory, the cost so far; nothing kept in globals between runs")
+    failure = _run_failed(first, timeout)
+    if failure:
+        return _failed_entry("fresh_run", first, failure, expect, model, hint)
+    second = _watch(run_agent, tasks[1], [tool],
+                    lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
+                    if n == 0 else None, timeout)
+    failure = _run_failed(second, timeout)
+    if failure:
+        return _failed_entry("fresh_run", [first, second], failure, expect, model, hint,
+                             before="the first run returned; the second ")
+    leftovers = bool(second.requests) and tasks[0] in json.dumps(second.requests[0].messages)
+    ran_again = len(second.tool_calls) == 1
+    held = ran_again and not leftovers
+    loop = f"second run: ran {tool.name} {len(second.tool_calls)} time(s), {_returned(second)}"
+    if leftovers:
+        loop += "; its first model call was sent the first run's messages"
+    if not ran_again:
+        loop += "; the call did not run: the first run's repeats were still counted"
+    return _entry("fresh_run", [first, second], held, expect, model, loop, hint)
+
+
+def _template(text: str) -> str:
+    """A stop sentence with its numbers taken out: two sentences that differ only in numbers
+    say the same thing. Example: "Stopped after 4 calls ($0.0012)" -> "Stopped after # calls ($#)" """
+    return re.sub(r"\d+(?:[.,]\d+)*", "#", text.strip())
+
+
+def check_stop_names_limit(run_agent, timeout: float, draw: Draws) -> Entry:
+    expect = ("a stop says which limit stopped the run: a step-limit stop names the steps, a "
+              "budget stop names the budget, and the two do not say the same thing")
+    tool, argument = _lookup(draw)
+    values = draw.idents(BUDGET_STEPS)
+    steps = draw.integer(*FEWER_STEPS)
+    musings, budget = _budget_run(draw, DEAR)
+    model = (f"never stops asking for {tool.name}: once with max_steps={steps} (a budget it "
+             f"never reaches), once with max_cost_usd={budget} (a step limit it never reaches)")
+    runs = {}
+    for kind, limits, says in (("steps", {"max_steps": steps, "max_cost_usd": 0.50},
+                                STEP_LIMIT_WORDS),
+                               ("budget", {"max_steps": BUDGET_STEPS, "max_cost_usd": budget},
+                                BUDGET_WORDS)):
+        trial = _watch(run_agent, f"Look up every {tool.name.split('_')[-1]} you can.", [tool],
+                       lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: values[n]}),
+                                        content=musings[n] if kind == "budget" else None)
+                       if n < BUDGET_STEPS else None, timeout, **limits)
+        runs[kind] = trial
+        failure = _run_failed(trial, timeout)
+        if failure:
+            return _failed_entry("stop_names_limit", list(runs.values()), failure, expect, model,
+                                 "return text that says which limit stopped the run")
+    texts = {k: t.returned for k, t in runs.items()}
+    wound_down = {k: t.requests and t.requests[-1].tool_choice == "none"
+                  and texts[k].strip() == s.FINAL_ANSWER for k, t in runs.items()}
+    names_own = {"steps": _says_why_it_stopped(runs["steps"], STEP_LIMIT_WORDS, steps),
+                 "budget": _says_why_it_stopped(runs["budget"], BUDGET_WORDS, budget)}
+    same = (_template(texts["steps"]) == _template(texts["budget"])
+            and not all(wound_down.values()))
+    held = all(names_own.values()) and not same
+    loop = f"returned {_short(texts['steps'], 60)} and {_short(texts['budget'], 60)}"
+    hint = ("name the limit that stopped the run, each its own: 'Stopped: the step limit (4) was "
+            "reached' is not 'Stopped: the $0.002 budget was spent'")
+    if same:
+        loop += "; the same sentence for both limits: it does not say which one stopped the run"
+    return _entry("stop_names_limit", list(runs.values()), held, expect, model, loop, hint)
+
+
 # --- beyond the chapter ----------------------------------------------------------------------
 
 
@@ -759,8 +979,14 @@ def check_unanswered_tool_calls(run_agent, timeout: float, draw: Draws) -> Entry
 
 CHECKS = {
     "answers": check_answers,
+    "right_tool": check_right_tool,
+    "call_ids": check_call_ids,
+    "history": check_history,
+    "plain_result": check_plain_result,
+    "fresh_run": check_fresh_run,
     "max_steps": check_max_steps,
     "budget": check_budget,
+    "stop_names_limit": check_stop_names_limit,
     "allowlist": check_allowlist,
     "bad_json": check_bad_json,
     "unencodable": check_unencodable,

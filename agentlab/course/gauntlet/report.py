@@ -3,11 +3,17 @@
     report.held      ['max_steps', 'budget', ...]   names of the checks that held
     report.broken    ['bad_json', ...]              names of the checks that broke
     report           a table in a notebook (_repr_html_), readable text elsewhere (__repr__)
+
+The summary comes from what the grader recorded: a report whose entries are changed after
+grading says so in its summary ("edited after grading"), instead of showing the edit as a
+pass. It names every argument grade() was given beyond the defaults (timeout, only, seed), so
+a grade with a longer timeout or fewer checks never reads as the full one.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import html
 
 
@@ -38,6 +44,21 @@ class Entry:
 class Report:
     entries: list[Entry]
     seed: int | None = None  # grade(run_agent, seed=...) draws this grade's checks again
+    asked: dict = dataclasses.field(default_factory=dict)  # grade()'s arguments, not defaults
+
+    def __post_init__(self):
+        self._as_graded = self._fingerprint()
+
+    def _fingerprint(self) -> str:
+        """A digest of every entry and argument, as the grader made them."""
+        made = repr([dataclasses.astuple(e) for e in self.entries]) + repr(
+            (self.seed, sorted(self.asked.items())))
+        return hashlib.sha256(made.encode()).hexdigest()
+
+    @property
+    def edited(self) -> bool:
+        """Changed since grading: an entry, its verdict, the seed or the arguments."""
+        return self._fingerprint() != self._as_graded
 
     @property
     def held(self) -> list[str]:
@@ -54,8 +75,14 @@ class Report:
         raise KeyError(name)
 
     def summary(self) -> str:
+        if self.edited:
+            return ("✗ Edited after grading: this report's entries are not the grader's. "
+                    "Grade again for a verdict.")
         n, k = len(self.entries), len(self.held)
-        seed = f" (seed {self.seed})" if self.seed is not None else ""
+        given = "".join(f", {key}={value!r}" for key, value in self.asked.items()
+                        if key != "seed")
+        seed = f" (seed {self.seed}{given})" if self.seed is not None else (
+            f" ({given[2:]})" if given else "")
         if k == n:
             return f"✓ All checks held ({n} of {n}){seed}."
         return f"✗ Not yet: {k} of {n} checks held; broken: {', '.join(self.broken)}{seed}."

@@ -9,7 +9,7 @@ one_argument_tool, so a name tells the loop nothing. So a check depends on what 
 grade. Every script ends in a plain answer after a fixed number of replies: a loop without a
 step limit still finishes.
 
-A script is served through agentlab's offline server (server.make_transport(respond=...)), so
+A script is served through agentlab's offline server (server.handle(..., respond=...)), so
 the loop meets the real API's rules: usage is reported by the tutor's token rule, an
 unanswered tool call or a request body over 1 MB is refused with an HTTP error.
 """
@@ -41,6 +41,19 @@ def answers(text: str) -> dict:
 
 
 FINAL_ANSWER = "Here is my answer: all done."
+
+
+def reading(reply: Callable[[int, list], dict | None]) -> Callable:
+    """Like scripted, but reply(n, messages) also reads the conversation it is sent, as a real
+    model does: what it answers can depend on what the loop kept of earlier steps."""
+    counter = itertools.count()
+
+    def respond(model, messages, tools, tool_choice, **options):
+        n = next(counter)
+        message = reply(n, messages) if tool_choice != "none" else None
+        return message or answers(FINAL_ANSWER)
+    respond.reads_the_conversation = True
+    return respond
 
 
 def scripted(reply: Callable[[int], dict | None]) -> Callable:
