@@ -983,7 +983,11 @@ def is_json(text):
 
 def one_bug(bug):
     """from_scratch's loop (every guardrail) with one bug put in."""
+    remembered = []  # for "repeat memory kept across runs": one list for every run
+
     def call_tool(name, raw, tool_impls, history):
+        if bug == "runs the first tool for every call" and name in tool_impls:
+            return run_one_call(next(iter(tool_impls)), raw, tool_impls, history)
         if bug == "no allowlist" and name not in tool_impls:
             return {"result": f"{name} done"}  # a fallback runs whatever the model names
         if bug == "json.loads outside the try":
@@ -1004,9 +1008,15 @@ def one_bug(bug):
     def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
         messages = [{"role": "user", "content": user_message}]
         spent, history, shown = 0.0, [], []
+        if bug == "repeat memory kept across runs":
+            history = remembered
         steps = max_steps + 1 if bug == "one step too many" else max_steps
         for step in range(steps):
-            response = client.chat(model=model, messages=messages,
+            sent = messages
+            if bug == "sends only the last exchange" and len(messages) > 1:
+                last = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
+                sent = messages[:1] + messages[last:]
+            response = client.chat(model=model, messages=sent,
                                    tools=None if bug == "tools not sent" else tools)
             if bug != "no budget":
                 spent += estimate_cost(response)
@@ -1015,21 +1025,31 @@ def one_bug(bug):
                 print("\n".join(shown))
                 return response.message["content"]
             calls = response.tool_calls[:1] if bug == "first call only" else response.tool_calls
-            for call in calls:
+            ids = [c.id for c in calls]
+            if bug == "results under the wrong call ids":
+                ids.reverse()
+            for call, call_id in zip(calls, ids):
                 line = f"step {step}: {call.function.name}({call.function.arguments})"
                 shown.append(line) if bug == "prints at the end" else print(line)
                 result = call_tool(call.function.name, call.function.arguments, tool_impls,
                                    history)
                 text = (json.dumps(result) if bug == "json.dumps without default=str"
                         else json.dumps(result, default=str))
+                if bug == "marks every result as an error":
+                    text = json.dumps({"error": result}, default=str)
                 sent = text if bug == "no truncation" else cut(text)
                 if bug == "a silent cut":
                     sent = text[:MAX_RESULT_CHARS]
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": sent})
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": sent})
             if spent > max_cost_usd:
-                return "Stopped: over budget."
+                return CANNED if bug == "one sentence for every limit" else "Stopped: over budget."
+        if bug == "one sentence for every limit":
+            return CANNED
         return None if bug == "returns None at the step limit" else "Stopped: step limit reached."
     return loop
+
+
+CANNED = "Stopped: the step limit or the cost limit was reached."  # names both, says neither
 
 
 @pytest.mark.parametrize("bug, row, hint", [
@@ -1049,6 +1069,13 @@ def one_bug(bug):
     ("no repeat guard", "repeats", "runs at most 3 times in a run"),
     ("first call only", "unanswered_tool_calls", "every call in response.tool_calls"),
     ("tools not sent", "answers", "tools=tools"),
+    # the honest mistakes of the capstone's review: each gives wrong answers on ordinary tasks
+    ("runs the first tool for every call", "right_tool", "tool_impls[call.function.name]"),
+    ("results under the wrong call ids", "call_ids", "answer each call with its own id"),
+    ("sends only the last exchange", "history", "keep one messages list"),
+    ("marks every result as an error", "plain_result", "send a result back as it is"),
+    ("repeat memory kept across runs", "fresh_run", "nothing kept in globals"),
+    ("one sentence for every limit", "stop_names_limit", "name the limit that stopped"),
 ])
 def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row, hint):
     report = grade(one_bug(bug), seed=17)  # the default 2 s: a busy machine slows every run
@@ -1068,3 +1095,122 @@ def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row,
 
 def test_the_honest_one_bug_base_holds_every_row():
     assert grade(one_bug(None), seed=17).broken == []
+
+
+@pytest.mark.long
+def test_the_honest_loop_holds_every_row_on_thirty_fresh_seeds():
+    for _ in range(30):
+        report = grade(one_bug(None))
+        assert report.broken == [], report
+
+
+# --- loops that cheat: none reaches a full mark ----------------------------------------------
+# The grader runs in this process; each loop below runs in a process of its own and tries to
+# reach the verdict from there.
+
+
+def pasted_library_loop():
+    """agentlab.run_agent's code pasted into a notebook: the same source, compiled anew."""
+    import inspect
+
+    from agentlab import loop as library
+
+    namespace = dict(vars(library), __name__="__main__")
+    exec(compile(inspect.getsource(library.run_agent), "<notebook cell>", "exec"), namespace)
+    pasted = namespace["run_agent"]
+
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        run = pasted(user_message, (tools, tool_impls), client=client, model=model,
+                     limits=agentlab.Limits(max_steps=max_steps, max_cost_usd=max_cost_usd,
+                                            tool_timeout=0.3))
+        return run.answer or f"Stopped: {run.stop_detail}"
+    return loop
+
+
+def library_with_the_spy_put_back(user_message, tools, tool_impls, client, model, max_steps=10,
+                                  max_cost_usd=0.50):
+    """agentlab.run_agent, after undoing whatever the grader put on agentlab.loop.Steps."""
+    from agentlab import loop as library
+
+    while library.Steps.__module__ != "agentlab.loop" or library.Steps.__name__ != "Steps":
+        library.Steps = library.Steps.__mro__[1]
+    run = library.run_agent(user_message, (tools, tool_impls), client=client, model=model,
+                            limits=agentlab.Limits(max_steps=max_steps,
+                                                   max_cost_usd=max_cost_usd, tool_timeout=0.3))
+    return run.answer or f"Stopped: {run.stop_detail}"
+
+
+def reads_the_grader(user_message, tools, tool_impls, client, model, max_steps=10,
+                     max_cost_usd=0.50):
+    """Looks up the call stack for the row being graded and grade()'s seed, patches the
+    grader's judging functions, then does nothing a loop should."""
+    import inspect
+    import sys
+
+    found = {}
+    for frame_info in inspect.stack():
+        for name in ("name", "seed", "draw", "check"):
+            if name in frame_info.frame.f_locals:
+                found[name] = frame_info.frame.f_locals[name]
+    for module in list(sys.modules.values()):  # the grader's checks, wherever they are loaded
+        if getattr(module, "__name__", "").startswith("agentlab.course.gauntlet"):
+            for attribute in ("_reads_as_failure", "_names_what_went_wrong"):
+                if hasattr(module, attribute):
+                    setattr(module, attribute, lambda *args: True)
+            if hasattr(module, "_run_failed"):
+                module._run_failed = lambda *args: None
+    if "seed" in found or "draw" in found:  # it would rebuild the draws here
+        return "Here is my answer: all done."
+    return f"Stopped: step limit reached. {sorted(found)}"
+
+
+@pytest.mark.parametrize("cheat", ["pasted", "spy put back", "reads the grader"])
+def test_no_cheat_reaches_a_full_mark(cheat):
+    loop = {"pasted": pasted_library_loop(), "spy put back": library_with_the_spy_put_back,
+            "reads the grader": reads_the_grader}[cheat]
+    report = grade(loop, seed=21)
+    assert len(report.held) < len(report.entries), report
+    if cheat != "reads the grader":  # the library's loop, known by the calls it makes
+        assert report.held == []
+        assert all("handed the run to agentlab.run_agent" in e.loop for e in report.entries)
+    else:
+        # nothing of the grader is in the loop's process: no seed, no row, no draws to read,
+        # and what it patched there judges nothing
+        assert "max_steps" in report.broken and "answers" in report.broken
+        assert "seed" not in report["answers"].loop
+
+
+def test_the_summary_names_every_argument_beyond_the_defaults():
+    full = grade(one_bug(None), seed=4)
+    assert full.summary() == f"✓ All checks held ({len(CHECKS)} of {len(CHECKS)}) (seed 4)."
+    longer = grade(one_bug(None), seed=4, timeout=8, only=["answers", "time"])
+    assert longer.summary() == ("✓ All checks held (2 of 2) (seed 4, timeout=8, "
+                                "only=['answers', 'time']).")
+
+
+def test_a_report_edited_after_grading_says_so():
+    report = grade(one_bug("no budget"), seed=4, only=["answers", "budget"])
+    assert report.broken == ["budget"] and not report.edited
+    report["budget"].held = True  # the edit a student can make in the notebook
+    assert report.edited and report.summary().startswith("✗ Edited after grading")
+    assert "Edited after grading" in repr(report) and "Edited after grading" in \
+        report._repr_html_()
+    other = grade(one_bug("no budget"), seed=4, only=["answers", "budget"])
+    other.entries = [e for e in other.entries if e.held]  # dropping the broken row
+    assert other.edited
+
+
+def test_grade_says_it_is_grading_and_how_far_it_got(capsys):
+    grade(one_bug(None), seed=4, only=["answers", "max_steps", "budget"])
+    assert capsys.readouterr().out == "grading: 3 checks ... done\n"
+
+
+def test_a_loop_that_cannot_be_sent_to_its_process_gets_a_clear_error():
+    lock = threading.Lock()
+
+    def uses_a_lock(*args, **kwargs):
+        with lock:
+            return "done"
+
+    with pytest.raises(TypeError, match="cannot be sent"):
+        grade(uses_a_lock, only=["answers"])
