@@ -15,6 +15,7 @@ from ._common import (
     as_number,
     attempt,
     is_stub_result,
+    returned_nothing,
     short,
     spied,
     tutor_client,
@@ -61,7 +62,8 @@ def check_success_rates(success_rates) -> Verdict:
         if failed is not None:
             return failed
         if is_stub_result(got):
-            return Verdict(False, f"my_success_rates returned {short(got)}: fill in the stub")
+            return returned_nothing(success_rates, got, "my_success_rates(results)",
+                                    "a dict {setting: share solved}")
         if not isinstance(got, dict) or set(got) != set(expected):
             return Verdict(False, f"return a dict keyed by setting ({list(expected)}), "
                            f"not {short(got)}")
