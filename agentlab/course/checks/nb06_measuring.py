@@ -51,6 +51,9 @@ def check_success_rates(success_rates) -> Verdict:
 
     if _reaches(success_rates, sweeps.success_rates):
         return Verdict(False, OWN_SUCCESS_RATES)
+    # Two sweeps, once a session: a second or two the first time, so say so first.
+    print(f"Sweeping the first {_CHECK_TASKS} tasks over max_steps, then max_result_chars ...",
+          flush=True)
     for limit, values in (("max_steps", (1, 2, 4)), ("max_result_chars", (20, 4000))):
         results = copy.deepcopy(_check_sweep(limit, values))  # the student's own copy
         expected = {v: sum(r.solved for r in results if r.setting == v) / _CHECK_TASKS
