@@ -1137,3 +1137,17 @@ def test_a_filled_function_is_not_told_to_fill_in_the_stub(name, filled, words):
                                         ("check_temperature_tool", _convert_stub)])
 def test_the_stub_itself_is_told_to_fill_it_in(name, stub):
     refused(getattr(ex, name)(stub), "fill in the stub")
+
+
+def test_a_check_that_runs_for_seconds_says_first_what_it_waits_for(capsys):
+    """check_smallest_budget runs the Peru question at each slider budget and
+    check_success_rates sweeps twice: each prints one line before it starts, the same at every
+    run (nbval compares it); a stub, refused at once, waits for nothing."""
+    assert ex.check_smallest_budget(RIGHT["check_smallest_budget"])
+    assert capsys.readouterr().out == ("Running the Peru question at each slider budget from "
+                                       "the smallest up, priced as gpt-4.1 ...\n")
+    assert ex.check_success_rates(RIGHT["check_success_rates"])
+    assert capsys.readouterr().out == ("Sweeping the first 6 tasks over max_steps, then "
+                                       "max_result_chars ...\n")
+    refused(ex.check_smallest_budget(...))
+    assert capsys.readouterr().out == ""
