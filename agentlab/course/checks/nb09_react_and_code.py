@@ -49,8 +49,9 @@ REACT_MODELS = {
 # What json.loads says of broken JSON ("Expecting ',' delimiter", "Unterminated string ...",
 # "Extra data", 3.13's "Illegal trailing comma"): an error that says one of these said what the
 # parser said, not only that the JSON was broken.
-PARSER_SAID = re.compile(r"Expecting\b|Unterminated string|Extra data|Invalid control character|"
-                         r"Invalid \\+escape|trailing comma|line \d+ column \d+", re.IGNORECASE)
+PARSER_SAID = re.compile(r"Expecting (?:value|property name|'.' delimiter)|Unterminated string|"
+                         r"Extra data|Invalid control character|Invalid \\+escape|"
+                         r"trailing comma|line \d+ column \d+", re.IGNORECASE)
 # How notebook 09's parse_reply finds an action in a reply.
 ACTION = re.compile(r"Action:\s*(\S+)\s*\nAction Input:\s*(.+)", re.S)
 
@@ -138,6 +139,8 @@ def _unexplained_json_error(requests: list) -> tuple[str, str] | None:
     """
     messages = requests[-1][1] if requests and len(requests[-1]) > 1 else []
     for sent, answer in itertools.pairwise(messages):
+        if not (isinstance(sent, dict) and isinstance(answer, dict)):
+            continue
         found = ACTION.search(str(sent.get("content") or "")) if sent.get("role") == \
             "assistant" else None
         if not found:
