@@ -1036,6 +1036,8 @@ def _vague_json_error(e):  # 09: says the JSON was broken, not what the parser s
 WRONG_ATTEMPTS = [  # (check, attempt, words its refusal must hold)
     ("check_react_loop", _react_loop(look_in_globals=True), ["outside TOOLS"]),
     ("check_react_loop", _react_loop(write_error=_vague_json_error), ["what the parser said"]),
+    ("check_react_loop", _react_loop(write_error=lambda e: "Expecting valid JSON, try again"),
+     ["what the parser said"]),
     ("check_react_loop", _react_loop(whole_reply=True), ["text after 'Answer:'"]),
     ("check_truncate", _ellipsis_cut, ["bare ellipsis", "in words"]),
     ("check_count_tool_calls", _distinct_calls, ["the same call", "each time it asked counts"]),
