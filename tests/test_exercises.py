@@ -315,7 +315,8 @@ def test_check_truncate_refuses_the_reviews_wrong_answers():
     # One past: a result a character too long must be cut (a `<= n + 1` lets it through whole).
     def one_past(result, max_chars):
         text = json.dumps(result)
-        return text if len(text) <= max_chars + 1 else json.dumps(text[: max_chars // 2] + "...")
+        return text if len(text) <= max_chars + 1 else json.dumps(text[: max_chars // 2] +
+                                                                  " [cut]")
 
     refused(ex.check_truncate(one_past), "at most 400")
 
@@ -355,7 +356,7 @@ def right_approve(name, arguments):
     plan = "Berlin, London, Madrid, Oslo, Paris and Rome"
     if name != "get_weather":
         return Deny(f"only get_weather is allowed, for {plan}")
-    if arguments["city"].strip().title() not in ex.EUROPE:
+    if str(arguments.get("city") or "").strip().title() not in ex.EUROPE:
         return Deny(f"the weather plan covers {plan} only")
     return True
 
@@ -363,8 +364,9 @@ def right_approve(name, arguments):
 def test_check_europe_only():
     europe = {"Paris", "London", "Berlin", "Madrid", "Rome", "Oslo"}
     assert ex.check_europe_only(right_approve)
-    assert ex.check_europe_only(lambda n, a: True if n == "get_weather" and a["city"].strip()
-                                .lower() in {c.lower() for c in europe}
+    assert ex.check_europe_only(lambda n, a: True if n == "get_weather"
+                                and a.get("city", "").strip().lower()
+                                in {c.lower() for c in europe}
                                 else "get_weather only, for " + ", ".join(europe))
 
     def wrapped(verdict_for):
@@ -573,11 +575,12 @@ def test_json_problem_reads_what_json_loads_says_on_every_python():
 
 def _react_loop(stop=("Observation:",), answer_first=False, allowlist=True, errors_back=True,
                 write_error=lambda e: {"error": f"{type(e).__name__}: {e}"},
-                unknown_tool=None):
+                unknown_tool=None, look_in_globals=False, whole_reply=False):
     """A text-ReAct loop as notebook 09 builds it; stop=None, answer_first=True,
-    allowlist=False (it looks up whatever name it reads) and errors_back=False (a broken
-    Action Input or a tool's exception stops it) are the mistakes check_react_loop must
-    catch."""
+    allowlist=False (it looks up whatever name it reads), errors_back=False (a broken
+    Action Input or a tool's exception stops it), look_in_globals=True (a name not in the
+    allowlist is looked up in globals()) and whole_reply=True (it returns the whole reply, not
+    the text after "Answer:") are the mistakes check_react_loop must catch."""
     import re
 
     from agentlab.toolkit import calculate, get_weather
@@ -593,8 +596,10 @@ def _react_loop(stop=("Observation:",), answer_first=False, allowlist=True, erro
                                                ).choices[0].message.content
             action = re.search(r"Action:\s*(\S+)\s*\nAction Input:\s*(.*)", text, re.S)
             if "Answer:" in text and (answer_first or not action):
-                return text.split("Answer:", 1)[1].strip()
-            if allowlist and action[1] not in tools:
+                return text if whole_reply else text.split("Answer:", 1)[1].strip()
+            if look_in_globals and action[1] not in tools and action[1] in globals():
+                result = globals()[action[1]](**json.loads(action[2]))
+            elif allowlist and action[1] not in tools:
                 result = (unknown_tool(action[1], list(tools)) if unknown_tool else
                           {"error": f"unknown tool {action[1]!r}; use one of {list(tools)}"})
             else:
@@ -740,7 +745,8 @@ def test_a_key_in_the_environment_changes_nothing_and_nothing_reaches_the_networ
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-outer-key-0000000000000000")
     monkeypatch.setenv("AGENTLAB_MODEL", "gpt-4o-mini")
     monkeypatch.setattr(httpx.HTTPTransport, "handle_request", no_network)
-    nb06_measuring._check_sweep.cache_clear()  # check_success_rates runs its sweeps again, under the key
+    # check_success_rates runs its sweeps again, under the key
+    nb06_measuring._check_sweep.cache_clear()
     args = (RIGHT[name], True) if name == "check_looper_settings" else (RIGHT[name],)
     verdict = getattr(ex, name)(*args)
     assert verdict, verdict
@@ -863,6 +869,7 @@ def test_progress_is_printed_text(capsys):
 
     sweep(MEASURE_TASKS[:2], "max_steps", [1, 4], progress=True)
     assert capsys.readouterr().out.splitlines() == [
+        "sweeping max_steps: 0/4 runs (0%)",  # first, what the cell waits for
         "sweeping max_steps: 1/4 runs (25%)", "sweeping max_steps: 2/4 runs (50%)",
         "sweeping max_steps: 3/4 runs (75%)", "sweeping max_steps: 4/4 runs (100%)"]
 
@@ -942,3 +949,207 @@ def test_check_loop_approval_gives_up_on_a_loop_that_never_returns():
     refused(ex.check_loop_approval(hangs), "did not return")
     never.set()
     assert time.perf_counter() - started < 10
+
+
+# --- the review's kinds of attempt: a wrong and a right one for each ---------------------------
+
+def _ellipsis_cut(result, max_chars):  # 04a: "..." alone is no note
+    text = json.dumps(result)
+    return text if len(text) <= max_chars else json.dumps(text[: max_chars // 2] + "...")
+
+
+def _worded_cut(result, max_chars):  # 04a: a note in words, with how much
+    text = json.dumps(result)
+    if len(text) <= max_chars:
+        return text
+    keep = max_chars // 2
+    return json.dumps(text[:keep] + f"... [cut: {len(text) - keep:,} of {len(text):,} characters]")
+
+
+def _distinct_calls(run):  # 03: a set of (name, arguments) counts a repeated call once
+    return dict(collections.Counter(name for name, _ in {(c.name, c.arguments)
+                                                         for c in run.tool_calls}))
+
+
+def _every_asking(run):  # 03
+    return dict(collections.Counter(c.name for s in run.steps for c in s.tool_calls))
+
+
+def _approve_by_key(name, arguments):  # 04b: KeyError on a call without a city
+    if name != "get_weather":
+        return Deny("only get_weather is allowed")
+    city = arguments["city"].strip().title()
+    return True if city in ex.EUROPE else Deny(f"covered: {', '.join(sorted(ex.EUROPE))}")
+
+
+def _approve_by_get(name, arguments):  # 04b
+    if name != "get_weather":
+        return Deny("only get_weather is allowed")
+    city = arguments.get("city")
+    if isinstance(city, str) and city.strip().title() in ex.EUROPE:
+        return True
+    return Deny(f"the plan covers {', '.join(sorted(ex.EUROPE))}; ask for one of them")
+
+
+def _key_named(name="gpt-4o-mini"):  # 07: an empty OPENAI_API_KEY is taken as a key
+    return connect(name) if "OPENAI_API_KEY" in os.environ else connect("tutor")
+
+
+def _key_valued():  # 07
+    return connect("gpt-4o-mini") if os.environ.get("OPENAI_API_KEY") else connect("tutor")
+
+
+def _allowed_without(kind):  # 09: an allowlist that misses one kind of node
+    import ast
+
+    def allowed(code, tool_names):
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import) or (kind != "from"
+                                                and isinstance(node, ast.ImportFrom)):
+                return False
+            if isinstance(node, ast.Attribute):
+                return False
+            if kind != "dunder" and isinstance(node, ast.Name) and node.id.startswith("__"):
+                return False
+            if isinstance(node, ast.Call) and not (
+                    isinstance(node.func, ast.Name)
+                    and node.func.id in {*tool_names, "print", "final_answer"}):
+                return False
+        return True
+    return allowed
+
+
+def _fahrenheit_tool(shape):  # 02: the number, or a dict as the course's own tools return
+    return _temperature_tool(lambda c: shape(c, c * 9 / 5 + 32))
+
+
+def _vague_json_error(e):  # 09: says the JSON was broken, not what the parser said
+    if isinstance(e, json.JSONDecodeError):
+        return {"error": "Action Input is not valid JSON; send a JSON object"}
+    return {"error": f"{type(e).__name__}: {e}"}
+
+
+WRONG_ATTEMPTS = [  # (check, attempt, words its refusal must hold)
+    ("check_react_loop", _react_loop(look_in_globals=True), ["outside TOOLS"]),
+    ("check_react_loop", _react_loop(write_error=_vague_json_error), ["what the parser said"]),
+    ("check_react_loop", _react_loop(write_error=lambda e: "Expecting valid JSON, try again"),
+     ["what the parser said"]),
+    ("check_react_loop", _react_loop(whole_reply=True), ["text after 'Answer:'"]),
+    ("check_truncate", _ellipsis_cut, ["bare ellipsis", "in words"]),
+    ("check_count_tool_calls", _distinct_calls, ["the same call", "each time it asked counts"]),
+    ("check_europe_only", _approve_by_key, ["KeyError", "arguments.get('city')"]),
+    ("check_pick_client", _key_named, ["empty key is no key"]),
+    ("check_code_allowlist", _allowed_without("from"), ["from os import system"]),
+    ("check_code_allowlist", _allowed_without("dunder"), ["__builtins__", "starts with __"]),
+    ("check_temperature_tool", _fahrenheit_tool(lambda c, f: {"result": f}), ["a key that says"]),
+    ("check_temperature_tool", _fahrenheit_tool(lambda c, f: {"fahrenheit": c}), ["should be"]),
+]
+RIGHT_ATTEMPTS = [  # (check, attempt), each written from the notebook's text
+    ("check_react_loop", _react_loop(write_error=lambda e: f"Action Input is not JSON: {e}")),
+    ("check_truncate", _worded_cut),
+    ("check_count_tool_calls", _every_asking),
+    ("check_europe_only", _approve_by_get),
+    ("check_pick_client", _key_valued),
+    ("check_code_allowlist", _allowed_without("nothing")),
+    ("check_temperature_tool", _fahrenheit_tool(lambda c, f: {"celsius": c, "fahrenheit": f})),
+    ("check_temperature_tool", _fahrenheit_tool(lambda c, f: {"temp_f": round(f, 1)})),
+    ("check_temperature_tool", _fahrenheit_tool(lambda c, f: {"value": f, "unit": "°F"})),
+    ("check_temperature_tool", _fahrenheit_tool(lambda c, f: round(f, 1))),
+]
+
+
+@pytest.mark.parametrize("name, attempt, words", WRONG_ATTEMPTS,
+                         ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(WRONG_ATTEMPTS)])
+def test_each_kind_of_wrong_attempt_is_refused_with_what_it_did(name, attempt, words):
+    refused(getattr(ex, name)(attempt), *words)
+
+
+@pytest.mark.parametrize("name, attempt", RIGHT_ATTEMPTS,
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(RIGHT_ATTEMPTS)])
+def test_each_kind_of_right_attempt_is_accepted(name, attempt):
+    verdict = getattr(ex, name)(attempt)
+    assert verdict, verdict
+
+
+def test_the_made_up_tool_planted_for_the_check_is_taken_away():
+    assert ex.check_react_loop(_react_loop())
+    assert "search_web" not in globals()
+
+
+# A function the student filled in that returns None is told what it returned, not to "fill
+# in the stub"; the stub itself still is.
+
+def _stub_count(run):
+    """{tool name: how many times the model asked for it} over every step of `run`."""
+    ...
+
+
+def _count_without_return(run):
+    counts = {}
+    for call in run.tool_calls:
+        counts[call.name] = counts.get(call.name, 0) + 1
+
+
+def _observe_into_a_new_list(messages, call, outcome):
+    return messages + [{"role": "tool", "tool_call_id": call.id, "content": json.dumps(outcome)}]
+
+
+def _truncate_without_return(result, max_chars):
+    text = json.dumps(result)
+    text = text if len(text) <= max_chars else json.dumps(text[:max_chars // 2] + " [cut]")
+
+
+@tool
+def _convert_without_return(celsius: float) -> float:
+    """Convert Celsius to Fahrenheit.
+
+    Args:
+        celsius: degrees Celsius.
+    """
+    fahrenheit = celsius * 9 / 5 + 32  # noqa: F841 - the planted mistake: no return
+
+
+@tool
+def _convert_stub(celsius: float) -> float:
+    """Convert Celsius to Fahrenheit.
+
+    Args:
+        celsius: degrees Celsius.
+    """
+    ...
+
+
+@pytest.mark.parametrize("name, filled, words", [
+    ("check_count_tool_calls", _count_without_return, ["returned None", "`return`"]),
+    ("check_observe", _observe_into_a_new_list, ["messages.append", "a new list"]),
+    ("check_truncate", _truncate_without_return, ["returned None", "`return`"]),
+    ("check_temperature_tool", _convert_without_return, ["returned None", "`return`"]),
+], ids=["count_tool_calls", "observe", "truncate", "convert_temperature"])
+def test_a_filled_function_is_not_told_to_fill_in_the_stub(name, filled, words):
+    verdict = getattr(ex, name)(filled)
+    refused(verdict, *words)
+    assert "fill in the stub" not in verdict.message
+
+
+@pytest.mark.parametrize("name, stub", [("check_count_tool_calls", _stub_count),
+                                        ("check_temperature_tool", _convert_stub)])
+def test_the_stub_itself_is_told_to_fill_it_in(name, stub):
+    refused(getattr(ex, name)(stub), "fill in the stub")
+
+
+def test_a_check_that_runs_for_seconds_says_first_what_it_waits_for(capsys):
+    """check_smallest_budget runs the Peru question at each slider budget and
+    check_success_rates sweeps twice: each prints one line before it starts, the same at every
+    run (nbval compares it); a stub, refused at once, waits for nothing."""
+    assert ex.check_smallest_budget(RIGHT["check_smallest_budget"])
+    assert capsys.readouterr().out == ("Running the Peru question at each slider budget from "
+                                       "the smallest up, priced as gpt-4.1 ...\n")
+    assert ex.check_success_rates(RIGHT["check_success_rates"])
+    assert capsys.readouterr().out == ("Sweeping the first 6 tasks over max_steps, then "
+                                       "max_result_chars ...\n")
+    refused(ex.check_smallest_budget(...))
+    assert capsys.readouterr().out == ""

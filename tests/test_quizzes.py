@@ -9,29 +9,38 @@ import sys
 
 import pytest
 
-from agentlab.course.quizzes import answer, quiz, quizzes, verdict
+from agentlab.course.quizzes import answer, is_right, quiz, quizzes, verdict
 
 ROOT = pathlib.Path(__file__).parent.parent
 STUDENTS = sorted((ROOT / "notebooks").glob("0[1-8]*.ipynb"))
 QUIZ_CALL = re.compile(r'quiz\("([^"]+)"\)')
 
 
+def right_letter(name):
+    """The one letter answer() accepts for quiz `name`."""
+    [letter] = [letter for letter in quizzes()[name]["choices"] if is_right(name, letter)]
+    return letter
+
+
 @pytest.mark.parametrize("name", list(quizzes()))
 def test_the_right_choice_is_accepted_and_every_wrong_one_explained(name, capsys):
     data = quizzes()[name]
-    assert len(data["choices"]) >= 3 and data["right"] in data["choices"]
+    right = right_letter(name)  # exactly one letter is right
+    assert len(data["choices"]) >= 3
     whys = set()
     for letter, choice in data["choices"].items():
         assert choice["text"].strip() and len(choice["why"]) > 20, (name, letter)
         said = verdict(name, letter)
-        assert said.right == (letter == data["right"]), (name, letter)
+        assert said.right == (letter == right), (name, letter)
         whys.add(said.why)
         answer(name, letter.upper())  # a capital letter is the same pick
         printed = capsys.readouterr().out
         assert printed.startswith("✓ Right." if said.right else "✗ Not this one.")
+        # The explanation of the pick is shown after it, right or wrong.
+        assert " ".join(choice["why"].split()) in " ".join(printed.split())
         # A wrong pick explains itself without giving the right letter away.
         if not said.right:
-            assert f"({data['right']})" not in printed
+            assert f"({right})" not in printed
     assert len(whys) == len(data["choices"]), "each choice has its own explanation"
 
 
@@ -85,3 +94,35 @@ def test_the_quizzes_and_the_request_schemas_ship_with_the_package(tmp_path):
     schemas = tmp_path / "agentlab" / "server" / "schemas"
     assert sorted(p.name for p in schemas.glob("*.json")) == ["chat_completions_request.json",
                                                             "responses_request.json"]
+
+
+def test_quizzes_json_holds_no_right_answer_in_the_clear():
+    """The student copy ships quizzes.json: no field names the right choice, by letter or text."""
+    for name, data in quizzes().items():
+        assert set(data) == {"question", "choices", "salt", "sealed_answer"}, name
+        assert all(set(choice) == {"text", "why"} for choice in data["choices"].values())
+        assert re.fullmatch(r"[0-9a-f]{64}", data["sealed_answer"]), name
+        assert data["sealed_answer"] not in {letter for letter in data["choices"]}
+    raw = (ROOT / "agentlab" / "course" / "quizzes.json").read_text()
+    assert not re.search(r'"(?:right|answer|correct)"\s*:', raw)
+
+
+def test_the_right_choice_cannot_be_told_by_its_length():
+    """Options of similar length, and the right one neither mostly the longest nor the shortest
+    (it was the longest in 15 of 17)."""
+    longest = shortest = 0
+    for name, data in quizzes().items():
+        lengths = {letter: len(c["text"]) for letter, c in data["choices"].items()}
+        assert max(lengths.values()) <= 1.3 * min(lengths.values()), (name, lengths)
+        right = lengths[right_letter(name)]
+        longest += right == max(lengths.values())
+        shortest += right == min(lengths.values())
+    assert longest <= len(quizzes()) / 3 and shortest <= len(quizzes()) / 3, (longest, shortest)
+
+
+def test_the_right_choice_cannot_be_told_by_its_place():
+    """The right letter is spread over a, b, c: none is right in more than half the quizzes,
+    and each is right in at least a fifth."""
+    letters = [right_letter(name) for name in quizzes()]
+    for letter in "abc":
+        assert len(quizzes()) / 5 <= letters.count(letter) <= len(quizzes()) / 2, letters

@@ -9,12 +9,18 @@ Every choice has its explanation, the wrong ones too: a wrong pick says what it 
 naming the right letter, so you can think again and try another. The questions and answers are
 data (quizzes.json, next to this file), not notebook text: the notebooks show only the questions.
 The instructor's guide (docs/INSTRUCTORS.md) answers the same questions at length.
+
+The student copy ships quizzes.json, so it does not name the right letter: each quiz holds a
+salt and the SHA-256 of "<salt>:<quiz name>:<right letter>" (sealed_answer), and answer()
+hashes the pick the same way. A determined student can hash the three letters; a glance at the
+file tells nothing. To write a quiz: sealed_answer(name, letter, salt) gives the field's value.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 import pathlib
 import textwrap
@@ -37,7 +43,8 @@ class Verdict:
 
 @functools.cache
 def quizzes() -> dict:
-    """Every quiz, by its name: {"question", "right", "choices": {letter: {"text", "why"}}}."""
+    """Every quiz, by its name: {"question", "choices": {letter: {"text", "why"}}, "salt",
+    "sealed_answer"}."""
     return json.loads(DATA.read_text(encoding="utf-8"))
 
 
@@ -48,8 +55,9 @@ def _quiz(name: str) -> dict:
 
 
 def _wrap(text: str, indent: str = "") -> str:
-    return textwrap.fill(text, WIDTH, initial_indent=indent,
-                         subsequent_indent=" " * len(indent))
+    # Not at hyphens: a name such as tutor-gullible or 04a-output-cap stays whole.
+    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=" " * len(indent),
+                         break_on_hyphens=False)
 
 
 def quiz(name: str) -> None:
@@ -69,7 +77,21 @@ def verdict(name: str, letter: str) -> Verdict:
     if picked not in choices:
         raise ValueError(f"{name} has the choices {', '.join(choices)}; pick one of them, "
                          f"as a string (not {letter!r})")
-    return Verdict(right=picked == data["right"], why=choices[picked]["why"])
+    return Verdict(right=is_right(name, picked), why=choices[picked]["why"])
+
+
+def sealed_answer(name: str, letter: str, salt: str) -> str:
+    """The SHA-256 that quizzes.json keeps for the right letter, in place of the letter.
+
+    Example: sealed_answer("03-overshoot", "a", "5f1c") -> "9c0e..." (64 hex digits)
+    """
+    return hashlib.sha256(f"{salt}:{name}:{letter}".encode()).hexdigest()
+
+
+def is_right(name: str, letter: str) -> bool:
+    """Whether `letter` (lower case, one of the quiz's choices) is the right choice."""
+    data = _quiz(name)
+    return sealed_answer(name, letter, data["salt"]) == data["sealed_answer"]
 
 
 def answer(name: str, letter: str) -> None:
@@ -77,4 +99,4 @@ def answer(name: str, letter: str) -> None:
     print(_wrap(str(verdict(name, letter))))
 
 
-__all__ = ["quiz", "answer", "verdict", "quizzes", "Verdict"]
+__all__ = ["Verdict", "answer", "is_right", "quiz", "quizzes", "sealed_answer", "verdict"]

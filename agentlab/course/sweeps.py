@@ -140,8 +140,8 @@ def sweep(tasks: Sequence[Task], limit: str, values: Sequence, *, base: Limits |
           **run_options) -> list[Result]:
     """Run every task at every value of one limit (e.g. "max_steps" or "max_cost_usd").
 
-    progress=True prints a progress line at each quarter of the runs. Other keyword arguments go to
-    run_agent (e.g. budget="after").
+    progress=True prints a progress line before the first run and at each quarter of the runs.
+    Other keyword arguments go to run_agent (e.g. budget="after").
     """
     base = base or Limits()
     if limit not in {f.name for f in dataclasses.fields(Limits)}:
@@ -224,7 +224,8 @@ def spread(rates: dict) -> dict:
 
 
 class TextProgress:
-    """Progress as plain printed lines, at each quarter of the runs: readable anywhere.
+    """Progress as plain printed lines: one before the first run, so a cell says at once what
+    it waits for, then one at each quarter of the runs. Readable anywhere.
 
     No widget: a notebook opened before running shows the saved text, never a widget's repr,
     and a text line is the same on every run.
@@ -233,6 +234,7 @@ class TextProgress:
     def __init__(self, total: int, label: str):
         self.total, self.done, self.label = total, 0, label
         self.marks = {max(1, round(total * q / 4)) for q in (1, 2, 3, 4)}
+        print(self, flush=True)
 
     def advance(self) -> None:
         self.done += 1

@@ -18,6 +18,9 @@ One module per notebook (notebook 08's grader is agentlab.course.gauntlet):
 How every check behaves (and tests/test_exercises.py holds them to it):
 - it takes the student's function (or value) as an argument, never reads globals;
 - it never crashes: an exception, a stub's `...`, None or a wrong type becomes "✗ Not yet";
+- it says "fill in the stub" only to a function that is still the stub (_common.still_a_stub):
+  a filled one that returns None is told what it returned;
+- a check that runs for more than a second prints first what it waits for;
 - it tries several inputs, so a hard-coded answer for one of them does not pass;
 - it runs on the offline tutor through connect("tutor"), always: a key in the environment
   changes nothing, and no check ever reaches a real API.

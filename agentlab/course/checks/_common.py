@@ -49,6 +49,53 @@ def is_stub_result(value) -> bool:
     return value is None or value is Ellipsis
 
 
+def still_a_stub(fn) -> bool:
+    """Whether fn's body is still the stub's: a docstring, then only `...`, `pass` or a raise
+    of NotImplementedError. A function the student filled in is not, even if it returns None.
+
+    Example: def f(x): "Doc." ; ...   -> True;   def f(x): x.append(1)  -> False
+    """
+    import ast
+    import inspect
+    import textwrap
+
+    fn = getattr(fn, "function", fn)  # a @tool: the function it wraps
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):  # no source to read (a builtin, exec'd code)
+        return False
+    defined = tree.body[0] if tree.body else None
+    if not isinstance(defined, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False  # a lambda or a callable object: it was written, not left as the stub
+    body = list(defined.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]  # the docstring
+    return all(_stub_statement(statement) for statement in body)
+
+
+def _stub_statement(statement) -> bool:
+    import ast
+
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+        return statement.value.value is Ellipsis
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
+
+
+def returned_nothing(fn, got, call: str, wanted: str) -> Verdict:
+    """The verdict on a None or ... result: "fill in the stub" only for a stub; for a function
+    the student filled in, what it returned and what it should return instead."""
+    if got is Ellipsis or still_a_stub(fn):  # `return ...` is the stub's placeholder too
+        return Verdict(False, f"{call} returned {short(got)}: fill in the stub")
+    return Verdict(False, f"{call} returned None: does every path end with a `return`? It "
+                   f"should return {wanted}")
+
+
 def as_number(value) -> float | None:
     """value as a float, or None if it is not a real number (bools are not numbers here).
 

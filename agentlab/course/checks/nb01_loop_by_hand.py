@@ -11,7 +11,16 @@ import types
 from agentlab.toolkit import get_weather
 from agentlab.tutor.reading import error_in_text
 
-from ._common import Verdict, as_number, attempt, is_stub_result, short, tutor_client
+from ._common import (
+    Verdict,
+    as_number,
+    attempt,
+    is_stub_result,
+    returned_nothing,
+    short,
+    still_a_stub,
+    tutor_client,
+)
 
 COAT = "What's the weather in {city}, and should I take a coat?"
 
@@ -65,7 +74,11 @@ def check_observe(observe) -> Verdict:
             return failed
         if not isinstance(messages, list) or len(messages) != before + 1:
             added = len(messages) - before if isinstance(messages, list) else "?"
-            hint = " (fill in the stub)" if added == 0 else ""
+            hint = ""
+            if added == 0:
+                hint = (" (fill in the stub)" if still_a_stub(observe) else
+                        ": append to the list you were given, messages.append(...); a new "
+                        "list, returned or assigned, is not the conversation the loop sends")
             return Verdict(False, f"observe should append exactly one message to messages; "
                            f"it added {added}{hint}")
         added = messages[-1]
@@ -139,8 +152,7 @@ def check_estimate_cost(estimate_cost) -> Verdict:
         if failed is not None:
             return failed
         if is_stub_result(got):
-            return Verdict(False, f"{call} returned {short(got)}: fill in the stub and return "
-                           "the cost in dollars")
+            return returned_nothing(estimate_cost, got, call, "the cost in dollars")
         number = as_number(got)
         if number is None:
             return Verdict(False, f"{call} should return a number of dollars, not {short(got)}")

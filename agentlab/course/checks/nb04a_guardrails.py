@@ -9,7 +9,7 @@ import json
 
 from agentlab.tutor.reading import cut_note_in
 
-from ._common import Verdict, attempt, is_stub_result, short
+from ._common import Verdict, attempt, is_stub_result, returned_nothing, short
 
 
 def _report(word: str, count: int) -> str:
@@ -39,10 +39,10 @@ def check_truncate(truncate) -> Verdict:
 
     A result whose JSON fits in max_chars (exactly max_chars included) comes through whole; a
     longer one is cut but stays valid JSON, keeps the start of the result, at least a fifth
-    of max_chars of it, and says it was cut (tutor.reading.cut_note_in, the rule of the
+    of max_chars of it, and says that it was cut (tutor.reading.cut_note_in, the rule of the
     gauntlet's truncation row; the chapter's json.dumps(result)[:4000] breaks the JSON and
-    says nothing). Each long input's text runs "word-0 word-1 ...", so keeping its end
-    instead does not pass.
+    says nothing), in words: a bare "..." is no note. Each long input's text runs "word-0
+    word-1 ...", so keeping its end instead does not pass.
     """
     for result, max_chars in TRUNCATE_CASES:
         whole = json.dumps(result)
@@ -50,9 +50,10 @@ def check_truncate(truncate) -> Verdict:
         got, failed = attempt(call, truncate, result, max_chars)
         if failed is not None:
             return failed
+        if is_stub_result(got):
+            return returned_nothing(truncate, got, call, "text: JSON of at most max_chars")
         if not isinstance(got, str):
-            hint = ": fill in the stub" if is_stub_result(got) else ""
-            return Verdict(False, f"{call} should return text, not {short(got)}{hint}")
+            return Verdict(False, f"{call} should return text, not {short(got)}")
         if len(got) > max_chars:
             return Verdict(False, f"{call} returned {len(got):,} characters: at most {max_chars}")
         try:
@@ -78,8 +79,21 @@ def check_truncate(truncate) -> Verdict:
                            "say inside the JSON that it was cut, and how much, such as "
                            "' [cut: 1,234 of 5,678 characters]', so the model knows it read "
                            "only part")
+        if cut_note_in(_without_ellipses(got)) is None:
+            return Verdict(False, f"{call} ends its cut with a bare ellipsis ({short(got[-40:])} "
+                           "at its end): '...' reads as part of the text, not as a note. Say in "
+                           "words that it was cut, and how much, such as "
+                           "' [cut: 1,234 of 5,678 characters]'")
     return Verdict(True, "results that fit pass whole, to the last character; longer ones are "
                    "cut, keep their start, say they were cut and still parse as JSON")
+
+
+def _without_ellipses(text: str) -> str:
+    """text without its ellipses ("...", "…", JSON's "\\u2026"), which alone say nothing was cut.
+
+    Example: '"rain-0 rain-1 ..."' -> '"rain-0 rain-1 "'
+    """
+    return text.replace("...", "").replace("…", "").replace("\\u2026", "")
 
 
 def _strings_in(value) -> list[str]:

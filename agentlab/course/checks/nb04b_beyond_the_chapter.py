@@ -16,24 +16,37 @@ from agentlab.toolkit import COURSE_TOOLS, get_weather
 from agentlab.tools import Deny
 from agentlab.tutor.reading import error_in_text
 
-from ._common import TUTOR, Verdict, attempt, is_stub_result, short, tutor_client
+from ._common import (
+    TUTOR,
+    Verdict,
+    attempt,
+    is_stub_result,
+    returned_nothing,
+    short,
+    tutor_client,
+)
 
 EUROPE = {"Paris", "London", "Berlin", "Madrid", "Rome", "Oslo"}
 
 
 def check_europe_only(approve) -> Verdict:
     """approve(name, arguments) allows get_weather for the six European cities however the
-    model writes them, refuses every other call, and says in each refusal what is allowed."""
+    model writes them, refuses every other call (one without a city too), and says in each
+    refusal what is allowed."""
     allowed_spellings = ["Paris", "paris", " Oslo ", "ROME", "Madrid", "london", "Berlin"]
     refused_cities = ["Tokyo", "Lima", "New York", "Parisian", "Romeo", ""]
     cases = [("get_weather", {"city": c}, True) for c in allowed_spellings]
     cases += [("get_weather", {"city": c}, False) for c in refused_cities]
-    cases += [("calculate", {"expression": "1 + 1"}, False), ("get_time", {}, False),
+    cases += [("get_weather", {}, False),  # a call without its city: refused, not a crash
+              ("calculate", {"expression": "1 + 1"}, False), ("get_time", {}, False),
               ("delete_files", {"path": "/home"}, False)]
     for name, arguments, allowed in cases:
         verdict, failed = attempt(f"approve({name!r}, {arguments})", approve, name,
                                    dict(arguments))
         if failed is not None:
+            if name == "get_weather" and not arguments:
+                failed.message += (": the model may leave an argument out; refuse such a call "
+                                   "with its reason (arguments.get('city')), don't crash")
             return failed
         if verdict is Ellipsis:
             return Verdict(False, "approve returned ...: fill in the stub")
@@ -143,8 +156,8 @@ def check_loop_approval(my_loop) -> Verdict:
             return Verdict(False, f"with {label}, my_loop raised {type(e).__name__}: "
                            f"{short(e, 150)}")
         if is_stub_result(outcome["returned"]):
-            return Verdict(False, f"with {label}, my_loop returned "
-                           f"{short(outcome['returned'])}: fill in the stub")
+            return returned_nothing(my_loop, outcome["returned"], f"with {label}, my_loop",
+                                    "the model's answer (or why it stopped)")
         if sorted(ran) != sorted(should_run):
             return Verdict(False, f"with {label}, get_weather ran for {ran or 'no city'}; it "
                            f"should have run for {should_run or 'no city'}"

@@ -48,6 +48,9 @@ def check_smallest_budget(max_cost_usd) -> Verdict:
         hint = ": fill in the stub" if is_stub_result(max_cost_usd) else ""
         return Verdict(False, f"give the budget as a number of dollars, not "
                        f"{short(max_cost_usd)}{hint}")
+    # A run per slider value, from the smallest up: a second or two, so say so first.
+    print(f"Running the Peru question at each slider budget from the smallest up, priced as "
+          f"{SMALLEST_BUDGET_PRICES} ...", flush=True)
     budgets = slider_budgets()
     smallest = next(b for b in budgets if _answers_at(b))
     if abs(value - smallest) <= 0.03 * smallest:  # the slider's readout rounds to 2 digits

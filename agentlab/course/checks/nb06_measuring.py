@@ -15,6 +15,7 @@ from ._common import (
     as_number,
     attempt,
     is_stub_result,
+    returned_nothing,
     short,
     spied,
     tutor_client,
@@ -50,6 +51,9 @@ def check_success_rates(success_rates) -> Verdict:
 
     if _reaches(success_rates, sweeps.success_rates):
         return Verdict(False, OWN_SUCCESS_RATES)
+    # Two sweeps, once a session: a second or two the first time, so say so first.
+    print(f"Sweeping the first {_CHECK_TASKS} tasks over max_steps, then max_result_chars ...",
+          flush=True)
     for limit, values in (("max_steps", (1, 2, 4)), ("max_result_chars", (20, 4000))):
         results = copy.deepcopy(_check_sweep(limit, values))  # the student's own copy
         expected = {v: sum(r.solved for r in results if r.setting == v) / _CHECK_TASKS
@@ -61,7 +65,8 @@ def check_success_rates(success_rates) -> Verdict:
         if failed is not None:
             return failed
         if is_stub_result(got):
-            return Verdict(False, f"my_success_rates returned {short(got)}: fill in the stub")
+            return returned_nothing(success_rates, got, "my_success_rates(results)",
+                                    "a dict {setting: share solved}")
         if not isinstance(got, dict) or set(got) != set(expected):
             return Verdict(False, f"return a dict keyed by setting ({list(expected)}), "
                            f"not {short(got)}")

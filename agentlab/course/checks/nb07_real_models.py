@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from ._common import Verdict, attempt, is_stub_result, short
+from ._common import Verdict, attempt, is_stub_result, short, still_a_stub
 
 
 @contextlib.contextmanager
@@ -43,10 +43,13 @@ def _no_network():
 FAKE_KEY = "sk-fake-key-for-the-check-0000000000"
 LOCAL_URL = "http://localhost:11434/v1"
 OPENAI_URL = "https://api.openai.com/v1"  # where the SDK sends a request when no base URL is set
+EMPTY_KEY = ("an empty key is no key (test the value, os.environ.get('OPENAI_API_KEY'), not "
+             "only that the name is there)")
 PICK_CASES = [  # (environment, where the client should send requests: None for the tutor)
     ({}, None),
     ({"AGENTLAB_MODEL": "gpt-4.1"}, None),
     ({"OPENAI_BASE_URL": LOCAL_URL}, None),
+    ({"OPENAI_API_KEY": ""}, None),  # set, but empty: no key (the SDK refuses it too)
     ({"OPENAI_API_KEY": FAKE_KEY}, OPENAI_URL),
     ({"OPENAI_API_KEY": FAKE_KEY, "AGENTLAB_MODEL": "tutor-looper"}, OPENAI_URL),
     ({"OPENAI_API_KEY": FAKE_KEY, "OPENAI_BASE_URL": LOCAL_URL}, LOCAL_URL),
@@ -55,7 +58,7 @@ PICK_CASES = [  # (environment, where the client should send requests: None for 
 
 def check_pick_client(pick_client) -> Verdict:
     """pick_client() -> a client for gpt-4o-mini when OPENAI_API_KEY is set, and the offline
-    tutor otherwise, whatever else the environment holds.
+    tutor otherwise (an empty OPENAI_API_KEY is no key), whatever else the environment holds.
 
     With a key, requests go where the SDK would send them: to OPENAI_BASE_URL when it is set (a
     local server, a proxy), else to OpenAI's API. A base URL without a key is still the tutor.
@@ -71,7 +74,11 @@ def check_pick_client(pick_client) -> Verdict:
             with _environment(**values):
                 client, failed = attempt(f"pick_client() with {_describe_env(env)}", pick_client)
             if failed is not None:
+                if env.get("OPENAI_API_KEY") == "":
+                    failed.message += f": {EMPTY_KEY}"
                 return failed
+            if is_stub_result(client) and (client is Ellipsis or still_a_stub(pick_client)):
+                return Verdict(False, f"pick_client() returned {short(client)}: fill in the stub")
             if is_stub_result(client) or not hasattr(client, "offline"):
                 return Verdict(False, f"pick_client() should return connect(...)'s client, not "
                                f"{short(client)}")
@@ -79,6 +86,9 @@ def check_pick_client(pick_client) -> Verdict:
             if online and client.offline:
                 return Verdict(False, f"with {where} it must return a client for a real model")
             if not online and not client.offline:
+                if env.get("OPENAI_API_KEY") == "":
+                    return Verdict(False, f"with {where} it must return the offline tutor: "
+                                   + EMPTY_KEY)
                 return Verdict(False, f"with {where} it must return the offline tutor: only "
                                "OPENAI_API_KEY selects a real model here")
             want = "gpt-4o-mini" if online else "tutor"
@@ -100,4 +110,10 @@ def check_pick_client(pick_client) -> Verdict:
 def _describe_env(env: dict) -> str:
     if not env:
         return "no key"
-    return ", ".join(f"{k}={'<fake key>' if k == 'OPENAI_API_KEY' else v}" for k, v in env.items())
+    return ", ".join(f"{k}={_shown(k, v)}" for k, v in env.items())
+
+
+def _shown(name: str, value: str) -> str:
+    if name != "OPENAI_API_KEY":
+        return value
+    return "<fake key>" if value else "'' (set, but empty)"
