@@ -728,9 +728,9 @@ def test_the_capstone_notebooks_show_not_yet_to_students_and_all_held_in_the_sol
                        for c in cells if c["cell_type"] == "code" for o in c["outputs"])
 
     student = saved_output(notebooks / "08_grade_your_own_loop.ipynb")
-    assert "✗ Not yet: 0 of 12 checks held" in student and "✓" not in student
+    assert "✗ Not yet: 0 of 18 checks held" in student and "✓" not in student
     solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop_solutions.ipynb")
-    assert "✓ All checks held (12 of 12) (seed 8)." in solution and "✗" not in solution
+    assert "✓ All checks held (18 of 18) (seed 8)." in solution and "✗" not in solution
 
 
 def test_a_loop_that_caps_each_reply_holds_the_budget_check():
@@ -1214,3 +1214,4 @@ def test_a_loop_that_cannot_be_sent_to_its_process_gets_a_clear_error():
 
     with pytest.raises(TypeError, match="cannot be sent"):
         grade(uses_a_lock, only=["answers"])
+
