@@ -8,10 +8,11 @@ while the teacher's client keeps asking the hub for its status. Prints one table
         --notebooks 01,02,03,04a,04b,05,06,07,08,09   # the memory of the kernels left open
 
 What runs: deploy/jupyterhub_config.py, the class's own configuration (its shared-password
-login too), with two changes a laptop needs (tests/test_hub.py uses the same):
-SimpleLocalProcessSpawner instead of systemd's (servers run as this user, in a folder each, so
-no system accounts; it enforces no limits: the memory and CPU columns measure what a student
-takes), and free loopback ports. The proxy is configurable-http-proxy from npm, installed
+login too), with the changes a laptop needs (tests/test_hub.py uses the same): its
+same-user spawner, asked for by name (AGENTLAB_SPAWNER=same-user: SimpleLocalProcessSpawner
+instead of systemd's; servers run as this user, in a folder each, so no system accounts; it
+enforces no limits: the memory and CPU columns measure what a student takes), the hub's state
+in the run's folder, and free loopback ports. The proxy is configurable-http-proxy from npm, installed
 under .node/ (`npm install --prefix .node configurable-http-proxy`) or found on PATH.
 
 The course is pulled with nbgitpuller, not copied: it is how a teacher hands it out (docs/
