@@ -221,6 +221,10 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
                                stop_seconds=3) as hub:
         culler = hub.api("/services/idle-culler").json()
         assert culler.get("pid"), f"the idle culler is not running: {culler}"
+        # Its state in a folder of its own, none in the folder it was started from.
+        state = ["jupyterhub.sqlite", "jupyterhub_cookie_secret", "jupyterhub-proxy.pid"]
+        assert all((tmp_path / "hub-state" / name).exists() for name in state)
+        assert not any((tmp_path / name).exists() for name in state)
 
         student = class_hub.Student(hub, "ada")
         student.log_in()
