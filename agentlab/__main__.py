@@ -4,7 +4,7 @@
     python -m agentlab run "What time is it, and what is 17 * 23 + sqrt(144)?"
     python -m agentlab run "..." --model tutor-looper --max-steps 3
     python -m agentlab run "..." --json > run.json
-    python -m agentlab serve --port 8000      # the tutor as an OpenAI-compatible HTTP API
+    python -m agentlab serve --port 8642      # the tutor as an OpenAI-compatible HTTP API
     python -m agentlab models                  # the tutor's personas
 
 Offline by default. Exit status of `run`: 0 if the model answered, 1 if a limit or an error
@@ -29,6 +29,11 @@ from .guardrails import Limits
 from .loop import SYSTEM_PROMPT
 from .masking import public_url
 from .records import Run, format_step, redact
+
+# `serve`'s default port: agentlab.server.web.DEFAULT_PORT (a test keeps the two equal), written
+# here so that the command line starts without importing the server. Not 8000: that is
+# JupyterHub's, and a student's `agentlab serve` left running would block a hub on the machine.
+SERVE_PORT = 8642
 
 INTERRUPTED = 130   # the shell's code for a program that Ctrl-C (SIGINT) ended
 PIPE_CLOSED = 141   # the shell's code for a program whose reader went away (SIGPIPE)
@@ -153,7 +158,7 @@ def _parser() -> Parser:
                                 help="serve the tutor as an OpenAI-compatible HTTP API")
     serve.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
                        help="address to listen on (default: %(default)s, this machine only)")
-    serve.add_argument("--port", type=port_number, default=8000, metavar="PORT",
+    serve.add_argument("--port", type=port_number, default=SERVE_PORT, metavar="PORT",
                        help="TCP port (default: %(default)s)")
 
     commands.add_parser("models", parents=[common], help="list the offline tutor's models")

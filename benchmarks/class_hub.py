@@ -4,12 +4,15 @@ while the teacher's client keeps asking the hub for its status. Prints one table
 
     python benchmarks/class_hub.py                           # 30 students, notebooks 01 to 05
     python benchmarks/class_hub.py --students 3 --notebooks 01,04b --json class.json
+    python benchmarks/class_hub.py --students 4 --keep-kernels \
+        --notebooks 01,02,03,04a,04b,05,06,07,08,09   # the memory of the kernels left open
 
 What runs: deploy/jupyterhub_config.py, the class's own configuration (its shared-password
-login too), with two changes a laptop needs (tests/test_hub.py uses the same):
-SimpleLocalProcessSpawner instead of systemd's (servers run as this user, in a folder each, so
-no system accounts; it enforces no limits: the memory and CPU columns measure what a student
-takes), and free loopback ports. The proxy is configurable-http-proxy from npm, installed
+login too), with the changes a laptop needs (tests/test_hub.py uses the same): its
+same-user spawner, asked for by name (AGENTLAB_SPAWNER=same-user: SimpleLocalProcessSpawner
+instead of systemd's; servers run as this user, in a folder each, so no system accounts; it
+enforces no limits: the memory and CPU columns measure what a student takes), the hub's state
+in the run's folder, and free loopback ports. The proxy is configurable-http-proxy from npm, installed
 under .node/ (`npm install --prefix .node configurable-http-proxy`) or found on PATH.
 
 The course is pulled with nbgitpuller, not copied: it is how a teacher hands it out (docs/
@@ -111,10 +114,11 @@ class Hub:
 
 
 TEST_CONFIG = """\
-# deploy/jupyterhub_config.py, with what a run on this machine needs instead (class_hub.py).
+# deploy/jupyterhub_config.py, with what a run on this machine needs instead (class_hub.py):
+# its same-user spawner (AGENTLAB_SPAWNER=same-user, asked for by name: no systemd here), the
+# students' homes and the hub's state in the run's folder, loopback ports.
 c = get_config()  # noqa: F821
 load_subconfig({deploy!r})  # noqa: F821
-c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
 c.SimpleLocalProcessSpawner.home_dir_template = {home!r}
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
 c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
@@ -152,6 +156,8 @@ def running_hub(folder: pathlib.Path, proxy: str, *, start_seconds: float = 60,
         process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)],
                                    cwd=folder, stdout=out, stderr=subprocess.STDOUT,
                                    env={**os.environ, **(environment or {}),
+                                        "AGENTLAB_SPAWNER": "same-user",
+                                        "AGENTLAB_HUB_STATE": str(folder / "hub-state"),
                                         "AGENTLAB_CLASS_PASSWORD": PASSWORD,
                                         "AGENTLAB_TEACHER_PASSWORD": secrets.token_hex(20)},
                                    start_new_session=True)  # its proxy and servers with it
@@ -331,9 +337,12 @@ class Student:
         answer.raise_for_status()
         return sorted(item["name"] for item in answer.json()["content"])
 
-    def run_notebook(self, name: str, cell_timeout: float, then: tuple = ()) -> NotebookRun:
+    def run_notebook(self, name: str, cell_timeout: float, then: tuple = (),
+                     keep_kernel: bool = False) -> NotebookRun:
         """Run every code cell of notebooks/NAME*.ipynb in a new kernel, as JupyterLab does;
-        then the sources in `then`, in the same kernel (a test's own checks)."""
+        then the sources in `then`, in the same kernel (a test's own checks). With
+        `keep_kernel`, the kernel is left running afterwards, as JupyterLab leaves the kernel
+        of every notebook a student has opened."""
         start = time.monotonic()
         folder = f"{COURSE_FOLDER}/notebooks"
         path = next(f"{folder}/{n}" for n in self.listing(folder)
@@ -342,7 +351,7 @@ class Student:
         cells = [c for c in notebook["content"]["cells"] if c["cell_type"] == "code"]
         try:
             outputs, error = self.execute(path, ["".join(c["source"]) for c in cells]
-                                          + list(then), cell_timeout), None
+                                          + list(then), cell_timeout, keep_kernel), None
         except Exception as e:  # a cell that timed out, a dropped websocket: reported
             outputs, error = [], f"{type(e).__name__}: {e}"[:200]
         rules = sanitizers()
@@ -351,9 +360,11 @@ class Student:
         return NotebookRun(name, time.monotonic() - start, len(cells), differing, error,
                            outputs[len(cells):])
 
-    def execute(self, path: str, sources: list[str], cell_timeout: float) -> list[list[dict]]:
+    def execute(self, path: str, sources: list[str], cell_timeout: float,
+                keep_kernel: bool = False) -> list[list[dict]]:
         """Each source run as a cell, in order, in a new kernel of a session for the notebook
-        at `path` (in its folder, as JupyterLab opens it); the outputs of each cell."""
+        at `path` (in its folder, as JupyterLab opens it); the outputs of each cell. The
+        session and its kernel end afterwards, unless `keep_kernel`."""
         session = self.web.post(self.server("/api/sessions"), timeout=120, json={
             "path": path, "type": "notebook", "name": path, "kernel": {"name": "python3"}})
         session.raise_for_status()
@@ -361,7 +372,8 @@ class Student:
         try:
             return asyncio.run(self._execute(session["kernel"]["id"], sources, cell_timeout))
         finally:
-            self.web.delete(self.server(f"/api/sessions/{session['id']}"), timeout=60)
+            if not keep_kernel:
+                self.web.delete(self.server(f"/api/sessions/{session['id']}"), timeout=60)
 
     async def _execute(self, kernel: str, sources: list[str], cell_timeout: float) -> list:
         from tornado.httpclient import HTTPRequest
@@ -433,6 +445,25 @@ def _proc_user(pid: str) -> str | None:
         if item.startswith(b"JUPYTERHUB_USER="):
             return item.split(b"=", 1)[1].decode()
     return None
+
+
+def memory_now(student: str) -> tuple[float, int]:
+    """What a student's processes (their server and kernels) hold now: the sum of their PSS in
+    MB (each shared page counted once across all processes, split between its sharers: RSS would
+    count the libraries every kernel shares once per kernel) and how many kernels run."""
+    megabytes, kernels = 0.0, 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or _proc_user(entry.name) != student:
+            continue
+        try:
+            rollup = pathlib.Path(f"/proc/{entry.name}/smaps_rollup").read_text()
+            command = pathlib.Path(f"/proc/{entry.name}/cmdline").read_bytes()
+        except OSError:  # ended meanwhile
+            continue
+        pss = re.search(r"^Pss:\s+(\d+) kB", rollup, re.MULTILINE)
+        megabytes += int(pss[1]) / 1024 if pss else 0.0
+        kernels += b"ipykernel_launcher" in command
+    return megabytes, kernels
 
 
 class Meter(threading.Thread):
@@ -509,6 +540,8 @@ class StudentReport:
     notebooks: list[NotebookRun] = dataclasses.field(default_factory=list)
     skipped: list[str] = dataclasses.field(default_factory=list)  # after the wall-time cap
     failure: str | None = None
+    # with --keep-kernels: after each notebook, (notebook, kernels running, their PSS in MB)
+    kept: list[tuple[str, int, float]] = dataclasses.field(default_factory=list)
 
 
 def notebooks_for(index: int, chapters: list[str], per_student: int | None) -> list[str]:
@@ -524,7 +557,7 @@ def notebooks_for(index: int, chapters: list[str], per_student: int | None) -> l
 
 
 def attend(hub: Hub, report: StudentReport, repository: str, notebooks: list[str],
-           end: float, cell_timeout: float) -> None:
+           end: float, cell_timeout: float, keep_kernels: bool = False) -> None:
     student = Student(hub, report.name)
     try:
         student.log_in()
@@ -538,13 +571,18 @@ def attend(hub: Hub, report: StudentReport, repository: str, notebooks: list[str
             if time.monotonic() > end:
                 report.skipped.append(name)
                 continue
-            report.notebooks.append(student.run_notebook(name, cell_timeout))
+            report.notebooks.append(student.run_notebook(name, cell_timeout,
+                                                         keep_kernel=keep_kernels))
+            if keep_kernels:
+                time.sleep(1.0)  # the kernel's memory settles once its last cell has run
+                report.kept.append((name, *reversed(memory_now(report.name))))
     except Exception as e:
         report.failure = f"{type(e).__name__}: {e}"[:200]
 
 
 def simulate(students: int, chapters: list[str], per_student: int | None, stagger: float,
-             wall: float, cell_timeout: float, folder: pathlib.Path) -> dict:
+             wall: float, cell_timeout: float, folder: pathlib.Path,
+             keep_kernels: bool = False) -> dict:
     proxy = proxy_command()
     if proxy is None:
         raise SystemExit("configurable-http-proxy not found: "
@@ -556,7 +594,8 @@ def simulate(students: int, chapters: list[str], per_student: int | None, stagge
         meter.start()
         # First one student alone, every notebook: the times the class's are compared with.
         alone = StudentReport("alone")
-        attend(hub, alone, repository, chapters, time.monotonic() + wall, cell_timeout)
+        attend(hub, alone, repository, chapters, time.monotonic() + wall, cell_timeout,
+               keep_kernels)
         hub.api("/users/alone/server", method="DELETE")
         teacher.start()
         end = time.monotonic() + wall
@@ -565,7 +604,7 @@ def simulate(students: int, chapters: list[str], per_student: int | None, stagge
         for i, report in enumerate(reports):
             thread = threading.Thread(target=attend, daemon=True, args=(
                 hub, report, repository, notebooks_for(i, chapters, per_student), end,
-                cell_timeout))
+                cell_timeout, keep_kernels))
             thread.start()
             threads.append(thread)
             time.sleep(stagger)
@@ -625,6 +664,26 @@ def describe(result: dict, chapters: list[str]) -> str:
         f"{_f(max(latency, default=None), 3)} s; failures: {len(teacher.failures)}"
         + (f" ({teacher.failures[0]})" if teacher.failures else ""),
     ]
+    if any(r.kept for r in [alone, *reports]):
+        lines += ["", kept_kernels_table([alone, *reports], chapters)]
+    return "\n".join(lines)
+
+
+def kept_kernels_table(reports: list[StudentReport], chapters: list[str]) -> str:
+    """With --keep-kernels: after each notebook, the kernels a student holds and the memory of
+    their server and kernels (PSS), the median over the students and the largest.
+
+    Example: after 01: 1 kernel, median 190 MB, max 195 MB; ... after 09: 10 kernels, ...
+    """
+    lines = ["memory with every opened notebook's kernel left running (PSS of the server and "
+             "its kernels, MB):",
+             f"{'after':>6} {'kernels':>7} {'median MB':>9} {'max MB':>7}"]
+    for chapter in chapters:
+        rows = [(k, mb) for r in reports for name, k, mb in r.kept if name == chapter]
+        if rows:
+            lines.append(f"{chapter:>6} {_median([k for k, _ in rows], 0):>7} "
+                         f"{_median([mb for _, mb in rows], 0):>9} "
+                         f"{max(mb for _, mb in rows):7.0f}")
     return "\n".join(lines)
 
 
@@ -663,6 +722,10 @@ def main(argv=None) -> int:
     parser.add_argument("--wall", type=float, default=900.0,
                         help="seconds after which no new notebook starts")
     parser.add_argument("--cell-timeout", type=float, default=180.0)
+    parser.add_argument("--keep-kernels", action="store_true",
+                        help="leave each notebook's kernel running, as JupyterLab does for "
+                             "every notebook a student opens, and report the memory held "
+                             "after each notebook")
     parser.add_argument("--json", type=pathlib.Path, help="also write the figures here")
     parser.add_argument("--hub-log", type=pathlib.Path,
                         help="keep the hub's log (with the students' servers') here")
@@ -675,11 +738,12 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="class-hub-") as folder:
         print(f"{args.students} students, notebooks {', '.join(chapters)}"
               + (f" ({args.per_student} each)" if args.per_student else "")
-              + f", {args.stagger:g} s apart, wall-time cap {args.wall:g} s; "
+              + f", {args.stagger:g} s apart, wall-time cap {args.wall:g} s"
+              + (", every kernel left running" if args.keep_kernels else "") + "; "
               f"started {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
               flush=True)
         result = simulate(args.students, chapters, args.per_student, args.stagger, args.wall,
-                          args.cell_timeout, pathlib.Path(folder))
+                          args.cell_timeout, pathlib.Path(folder), args.keep_kernels)
         print(describe(result, chapters))
         if args.json:
             args.json.write_text(json.dumps(as_json(result), indent=1, default=str))

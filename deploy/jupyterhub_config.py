@@ -4,11 +4,11 @@
     # so no student's kernel reads your clone (its solutions); "agentlab" alone on the package
     # index is another project
     python3 -m venv /opt/agentlab && /opt/agentlab/bin/pip install ".[hub]"
-    npm install --prefix /opt/agentlab/node configurable-http-proxy
+    npm install --prefix /opt/agentlab/node configurable-http-proxy@5
     export PATH=/opt/agentlab/node/node_modules/.bin:$PATH
     export AGENTLAB_CLASS_PASSWORD=...   # the password you give the class (8 characters or more)
     export AGENTLAB_TEACHER_PASSWORD=... # yours, for the admin page (32 characters or more)
-    /opt/agentlab/bin/jupyterhub -f deploy/jupyterhub_config.py
+    /opt/agentlab/bin/jupyterhub -f deploy/jupyterhub_config.py  # as root; its state: below
 
 docs/INSTRUCTORS.md ("A class on JupyterHub") walks through it, with the nbgitpuller link
 that hands out the student copy, the sizing table these limits come from, and the same class
@@ -22,9 +22,12 @@ sets it up) and a user database (a shared class password is enough for a room; s
 authenticator for your institution's login).
 """
 
+import json
 import os
 import pathlib
+import re
 import sys
+import unicodedata
 
 c = get_config()  # noqa: F821 (JupyterHub defines get_config in the files it loads)
 
@@ -37,21 +40,94 @@ CLASS_PASSWORD = os.environ.get("AGENTLAB_CLASS_PASSWORD", "")
 if not CLASS_PASSWORD:  # JupyterHub would start, and nobody could log in
     sys.exit("jupyterhub_config.py: set AGENTLAB_CLASS_PASSWORD to the class's password "
              "(8 characters or more) before starting the hub")
-c.JupyterHub.authenticator_class = "shared-password"
 c.SharedPasswordAuthenticator.user_password = CLASS_PASSWORD
 # Without it the admin page is closed, and the class works as before.
 c.SharedPasswordAuthenticator.admin_password = os.environ.get("AGENTLAB_TEACHER_PASSWORD", "")
 c.Authenticator.admin_users = {"teacher"}
 c.Authenticator.allow_all = True
 
+
+# User names as systemd can take them. Each student's server is a systemd unit named after them
+# (jupyter-NAME-singleuser) run by a user of that name; a name is any text a student types
+# ("John Smith", "José"), and systemd takes only lowercase ASCII letters, digits and dashes in
+# a user's name. So the name is written that way at login: accents dropped ("josé" -> "jose"),
+# lowercase, each run of anything else a dash ("John Smith" -> "john-smith"). Two spellings of
+# one name ("José", "jose") are one student. A name with no letter left ("李") is refused at
+# login: the username pattern below wants a letter first and at most 31 characters (systemd's
+# longest user name).
+def systemd_user_name(name: str) -> str:
+    """Example: "John Smith" -> "john-smith";  "josé" -> "jose";  "李" -> "" (refused)"""
+    letters = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", letters.lower()).strip("-")
+
+
+USER_NAME_PATTERN = r"^[a-z][a-z0-9-]{0,30}$"
+
+
+def class_authenticator():
+    """JupyterHub's shared-password login, with the user names written as systemd takes them.
+    (Imported when the hub loads this file: JupyterHub is installed wherever it runs.)"""
+    from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
+
+    class ClassPasswordAuthenticator(SharedPasswordAuthenticator):
+        def normalize_username(self, username):
+            return systemd_user_name(super().normalize_username(username))
+
+    return ClassPasswordAuthenticator
+
+
+c.JupyterHub.authenticator_class = class_authenticator()
+c.Authenticator.username_pattern = USER_NAME_PATTERN
+
+# --- The hub's own state: outside any folder that is handed out -------------------------------
+# The cookie secret signs every login (with it, anyone can forge the teacher's) and the database
+# holds every user's tokens. JupyterHub writes both in the folder it is started from; started in
+# a student copy, `git add -A` would publish them. They go to a folder of their own, readable by
+# root alone (AGENTLAB_HUB_STATE to put it elsewhere), never inside the course's folder.
+COURSE_FOLDER = pathlib.Path(__file__).resolve().parent.parent  # the folder holding deploy/
+STATE = pathlib.Path(os.environ.get("AGENTLAB_HUB_STATE", "/var/lib/agentlab-hub")).resolve()
+if STATE.is_relative_to(COURSE_FOLDER):
+    sys.exit(f"jupyterhub_config.py: AGENTLAB_HUB_STATE={STATE} lies inside the course's folder "
+             f"{COURSE_FOLDER}, which is handed out: name a folder outside it")
+STATE.mkdir(mode=0o700, parents=True, exist_ok=True)
+c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
+c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
+c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")
+
 # --- Each student's server: systemd gives each one its own limits and a throwaway user --------
 # SystemdSpawner (pip install jupyterhub-systemdspawner, in the `hub` extra) runs each server
 # as a systemd unit, which is what enforces the limits below on one machine; dynamic users
-# mean no system account per student. It is what The Littlest JupyterHub uses.
-c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
-c.SystemdSpawner.dynamic_users = True
-c.SystemdSpawner.isolate_tmp = True
-c.SystemdSpawner.disable_user_sudo = True
+# mean no system account per student. It is what The Littlest JupyterHub uses. Without
+# systemd (a container, a laptop) it cannot start a server: every student would wait out the
+# start timeout and read "Spawn failed". So the hub refuses to start, in one line, instead.
+SAME_USER_RISK = (
+    "every student's server and kernel would run as the hub's own user: a student's code could "
+    "read the hub's environment (the class and teacher passwords, any API key in it), its "
+    "cookie secret and database (enough to log in as the teacher), every other student's "
+    "files and tokens, and the solutions if they are on this machine")
+SPAWNER = os.environ.get("AGENTLAB_SPAWNER", "systemd")
+if SPAWNER == "systemd":
+    if not os.path.isdir("/run/systemd/system"):  # systemd's own test that it is running
+        sys.exit("jupyterhub_config.py: systemd is not running on this machine, and the class's "
+                 "spawner (SystemdSpawner) needs it to start the students' servers; run the hub "
+                 "on a server with systemd (docs/INSTRUCTORS.md, \"One server\")")
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        sys.exit("jupyterhub_config.py: the class's spawner (SystemdSpawner) starts the "
+                 "students' servers as systemd units, which needs root: start the hub as root")
+    c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
+    c.SystemdSpawner.dynamic_users = True
+    c.SystemdSpawner.isolate_tmp = True
+    c.SystemdSpawner.disable_user_sudo = True
+elif SPAWNER == "same-user":
+    # Asked for by name, for a trial on the teacher's own machine: no limits, no isolation.
+    print(f"jupyterhub_config.py: AGENTLAB_SPAWNER=same-user: {SAME_USER_RISK}. For a trial "
+          "on your own machine only, never for a class.", file=sys.stderr)
+    c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
+    c.SimpleLocalProcessSpawner.home_dir_template = str(STATE / "homes" / "{username}")
+else:
+    sys.exit(f"jupyterhub_config.py: AGENTLAB_SPAWNER={SPAWNER!r} is not a spawner this file "
+             "knows: leave it unset for systemd's, or set it to same-user for a trial where "
+             f"{SAME_USER_RISK}")
 
 # The course runs on this environment's Python: its jupyterhub-singleuser, its kernel.
 c.Spawner.cmd = [str(pathlib.Path(sys.executable).parent / "jupyterhub-singleuser")]
@@ -71,17 +147,38 @@ c.Spawner.default_url = "/lab"
 from agentlab.course.launcher import OFFLINE_OPTIONS, lab_settings_folder  # noqa: E402
 
 LAB_SETTINGS = lab_settings_folder(pathlib.Path(sys.prefix) / "share" / "agentlab-hub")
-c.Spawner.args = [*OFFLINE_OPTIONS, f"--LabApp.app_settings_dir={LAB_SETTINGS}"]
+
+# --- Kernels: each open notebook keeps one; the idle ones are shut down ------------------------
+# JupyterLab keeps the kernel of every notebook a student has opened running, even after its
+# tab is closed: after notebooks 01 to 09 a student holds ten kernels (docs/INSTRUCTORS.md,
+# "Sizing", measured by benchmarks/class_hub.py). Two defaults keep that down: closing a
+# notebook's tab shuts its kernel down (a student's own setting still wins), and a kernel left
+# idle for half an hour is shut down, even with its tab open (its notebook reruns in seconds:
+# Run > Run All Cells). The server itself stops after an hour idle (the idle culler, below).
+KERNEL_IDLE_SECONDS = 1800
+KERNEL_CULLING = [f"--MappingKernelManager.cull_idle_timeout={KERNEL_IDLE_SECONDS}",
+                  "--MappingKernelManager.cull_interval=300",
+                  "--MappingKernelManager.cull_connected=True"]
+HUB_LAB_DEFAULTS = {"@jupyterlab/notebook-extension:tracker": {"kernelShutdown": True}}
+# written beside, then renamed into place, as lab_settings_folder writes its own: a server
+# reading it while the hub starts again never reads a file cut short
+hub_defaults = LAB_SETTINGS / "overrides.d" / "agentlab-hub.json"
+hub_defaults.with_suffix(".tmp").write_text(json.dumps(HUB_LAB_DEFAULTS, indent=1))
+hub_defaults.with_suffix(".tmp").chmod(0o644)  # the students' servers read it
+os.replace(hub_defaults.with_suffix(".tmp"), hub_defaults)
+c.Spawner.args = [*OFFLINE_OPTIONS, *KERNEL_CULLING, f"--LabApp.app_settings_dir={LAB_SETTINGS}"]
 
 # --- Per student: memory and CPU, a guarantee and a limit ----------------------------------------
-# From benchmarks/class_hub.py's run of thirty students (docs/INSTRUCTORS.md, "Sizing"): a
-# student's server with one notebook's kernel peaked at 0.34 GB, in every notebook. The
-# guarantee is what the sizing table counts per student; the limit leaves room for more open
-# notebooks (a kernel each). CPU: a class mostly reads and runs a cell now and then (all six
+# From benchmarks/class_hub.py --keep-kernels (docs/INSTRUCTORS.md, "Sizing"): a student's
+# server holds about 0.15 GB for each notebook's kernel left running, 1.4 GB with all ten of
+# 01 to 09 open. The limit holds all ten, with room to spare, so that no kernel is killed
+# however many notebooks a student keeps open; the guarantee, what the sizing table counts per
+# student, holds four (with the kernels shut down when closed or idle for half an hour, a
+# student rarely keeps more). CPU: a class mostly reads and runs a cell now and then (all six
 # notebooks 01 to 05 took 22 CPU seconds), so a tenth of a core is guaranteed and one core is
 # the most a student's cell may take.
-MEMORY_GUARANTEE = "512M"
-MEMORY_LIMIT = "1G"
+MEMORY_GUARANTEE = "768M"
+MEMORY_LIMIT = "2G"
 CPU_GUARANTEE = 0.1
 CPU_LIMIT = 1.0
 c.Spawner.mem_guarantee = MEMORY_GUARANTEE

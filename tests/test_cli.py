@@ -2,6 +2,7 @@
 Python process, where only a real process shows the behaviour: Ctrl-C and a closed pipe."""
 
 import argparse
+import inspect
 import json
 import os
 import signal
@@ -224,14 +225,33 @@ def test_serve_on_an_unknown_host_says_so(monkeypatch, capsys):
 
 
 def test_serve_with_a_port_in_the_host_says_where_the_port_goes(monkeypatch, capsys):
-    def no_such_host(*args, **kwargs):  # the resolver's answer for "127.0.0.1:8000"
+    def no_such_host(*args, **kwargs):  # the resolver's answer for "127.0.0.1:8642"
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
     monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
-    assert main(["serve", "--host", "127.0.0.1:8000"]) == 2
+    assert main(["serve", "--host", "127.0.0.1:8642"]) == 2
     assert capsys.readouterr().err == (
-        "error: --host '127.0.0.1:8000' has a port in it: give the host alone and the port "
-        "with --port, as in --host 127.0.0.1 --port 8000\n")
+        "error: --host '127.0.0.1:8642' has a port in it: give the host alone and the port "
+        "with --port, as in --host 127.0.0.1 --port 8642\n")
+
+
+# Ports a class's machine already uses: JupyterHub's proxy (8000), its API (8001) and its hub
+# (8081), Jupyter's server (8888), llama.cpp's server (8080), Ollama (11434), LM Studio (1234).
+PORTS_OF_A_CLASS = {8000, 8001, 8081, 8888, 8080, 11434, 1234}
+
+
+def test_serve_by_default_takes_a_port_no_hub_uses(monkeypatch, capsys):
+    # A student's `agentlab serve` left running on JupyterHub's 8000 kept the class's hub from
+    # starting on the same machine.
+    for function in (web.make_server, web.listen, web.serve, web.TutorHTTPServer):
+        assert inspect.signature(function).parameters["port"].default == web.DEFAULT_PORT
+    taken = []
+    monkeypatch.setattr(web, "make_server",
+                        lambda host, port: taken.append(port) or FakeServer((host, port)))
+    assert main(["serve"]) == 0
+    assert taken == [web.DEFAULT_PORT] and web.DEFAULT_PORT not in PORTS_OF_A_CLASS
+    assert f"API on http://127.0.0.1:{web.DEFAULT_PORT}/v1" in capsys.readouterr().out
+    assert _parser().parse_args(["serve"]).port == web.DEFAULT_PORT  # the two agree
 
 
 def test_serve_on_an_address_of_another_machine_says_so(capsys):

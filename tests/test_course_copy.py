@@ -71,3 +71,27 @@ def test_a_student_copy_leaves_out_the_hubs_proxy_install(tmp_path):
     copy = handout.student_copy(tmp_path / "students", checkout=checkout)
     assert (copy / "notebooks" / "01_the_loop_by_hand.ipynb").exists()
     assert not (copy / ".node").exists()
+
+
+def test_a_student_copy_never_publishes_a_hubs_state(tmp_path):
+    # A hub started in the copy's folder wrote its cookie secret and database there, and
+    # `git add -A` in the hand-out repository published both: with them, a teacher's login can
+    # be forged. The copy's .gitignore lists them, wherever in the copy they land.
+    import subprocess
+
+    copy = handout.student_copy(tmp_path / "students", checkout=CHECKOUT)
+    state = ["jupyterhub_cookie_secret", "jupyterhub.sqlite", "jupyterhub.sqlite-journal",
+             "jupyterhub-proxy.pid", "deploy/jupyterhub.sqlite"]
+    for name in state:
+        (copy / name).write_text("secret")
+    git = {"cwd": copy, "check": True, "capture_output": True, "text": True}
+    subprocess.run(["git", "init", "-q"], **git)
+    subprocess.run(["git", "add", "-A"], **git)
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], **git).stdout.split()
+    assert "notebooks/01_the_loop_by_hand.ipynb" in staged
+    assert not set(state) & set(staged), f"a hub's state would be published: {staged}"
+    # a copy made from a folder where a hub ran leaves its state out, and lists it once
+    again = handout.student_copy(tmp_path / "again", checkout=copy)
+    assert not any((again / name).exists() for name in state)
+    lines = (again / ".gitignore").read_text().splitlines()
+    assert all(lines.count(name) == 1 for name in handout.HUB_STATE)

@@ -31,27 +31,127 @@ import class_hub  # noqa: E402
 HUB_PACKAGES = ["jupyterhub", "jupyterhub_idle_culler", "nbgitpuller", "requests", "psutil"]
 
 
-def deploy_config(class_password="a password for the room"):
-    """deploy/jupyterhub_config.py as JupyterHub reads it: its traitlets config, and the file's
+def deploy_config(folder, class_password="a password for the room", spawner=None,
+                  systemd=True, state=None):
+    """deploy/jupyterhub_config.py as JupyterHub reads it, as root on a machine with systemd
+    (or without, `systemd=False`), its state in `folder`: its traitlets config, and the file's
     own names (the limits, the culler's timeout)."""
     traitlets_config = pytest.importorskip("traitlets.config")
+    pytest.importorskip("jupyterhub", reason="the hub extra: pip install -e '.[hub]'")
     config = traitlets_config.Config()
-    names = {"get_config": lambda: config}
+    names = {"get_config": lambda: config, "__file__": str(class_hub.DEPLOY_CONFIG)}
+    is_dir = os.path.isdir
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("AGENTLAB_CLASS_PASSWORD", class_password)
-        exec(compile(class_hub.DEPLOY_CONFIG.read_text(), "jupyterhub_config.py", "exec"), names)
+        patch.setenv("AGENTLAB_HUB_STATE", str(state or folder / "hub-state"))
+        if spawner is None:
+            patch.delenv("AGENTLAB_SPAWNER", raising=False)
+        else:
+            patch.setenv("AGENTLAB_SPAWNER", spawner)
+        # systemd's own test that it runs, answered for this machine (a container has none)
+        patch.setattr(os.path, "isdir", lambda path: systemd if path == "/run/systemd/system"
+                      else is_dir(path))
+        patch.setattr(os, "geteuid", lambda: 0, raising=False)  # the hub runs as root
+        exec(compile(class_hub.DEPLOY_CONFIG.read_text(), str(class_hub.DEPLOY_CONFIG), "exec"),
+             names)
     return config, names
 
 
-def test_the_hub_refuses_to_start_without_a_class_password():
+def test_the_hub_refuses_to_start_without_a_class_password(tmp_path):
     with pytest.raises(SystemExit, match="set AGENTLAB_CLASS_PASSWORD"):
-        deploy_config(class_password="")
-    config, _ = deploy_config()
+        deploy_config(tmp_path, class_password="")
+    config, _ = deploy_config(tmp_path)
     assert config.SharedPasswordAuthenticator.user_password == "a password for the room"
 
 
-def test_the_one_server_config_and_kubernetes_values_agree():
-    config, names = deploy_config()
+def test_without_systemd_the_hub_says_so_in_one_line_at_start(tmp_path):
+    # It started, and every student waited out the 180 s start timeout to read "Spawn failed:".
+    with pytest.raises(SystemExit) as stopped:
+        deploy_config(tmp_path, systemd=False)
+    message = str(stopped.value)
+    assert "systemd is not running on this machine" in message and "\n" not in message
+    config, _ = deploy_config(tmp_path, systemd=True)
+    assert config.JupyterHub.spawner_class == "systemdspawner.SystemdSpawner"
+
+
+def test_a_same_user_spawner_only_when_asked_for_by_name_with_its_risk(tmp_path, capsys):
+    # Every student's kernel as the hub's own user reads the hub's passwords, its cookie secret
+    # and database, and every other student's files: never by accident.
+    with pytest.raises(SystemExit, match="not a spawner this file knows.*same-user.*cookie secret"):
+        deploy_config(tmp_path, spawner="local")
+    config, _ = deploy_config(tmp_path, spawner="same-user", systemd=False)
+    assert config.JupyterHub.spawner_class == "jupyterhub.spawner.SimpleLocalProcessSpawner"
+    risk = capsys.readouterr().err
+    for danger in ("class and teacher passwords", "cookie secret", "every other student's files",
+                   "the solutions", "never for a class"):
+        assert danger in risk
+    homes = config.SimpleLocalProcessSpawner.home_dir_template
+    assert homes.startswith(str(tmp_path / "hub-state"))
+
+
+def test_the_hubs_state_is_kept_outside_the_course(tmp_path):
+    # Started in a student copy's folder, the hub wrote jupyterhub_cookie_secret and
+    # jupyterhub.sqlite there, and `git add -A` published them: a forged admin cookie.
+    config, names = deploy_config(tmp_path)
+    state = tmp_path / "hub-state"
+    assert config.JupyterHub.cookie_secret_file == str(state / "jupyterhub_cookie_secret")
+    assert config.JupyterHub.db_url == f"sqlite:///{state / 'jupyterhub.sqlite'}"
+    assert config.ConfigurableHTTPProxy.pid_file == str(state / "jupyterhub-proxy.pid")
+    assert state.stat().st_mode & 0o777 == 0o700  # root's alone
+    assert names["COURSE_FOLDER"] == ROOT
+    with pytest.raises(SystemExit, match="lies inside the course's folder"):
+        deploy_config(tmp_path, state=ROOT / "hub-state")
+    assert not (ROOT / "hub-state").exists()
+
+
+@pytest.mark.parametrize("typed, name", [
+    ("ada", "ada"), ("John Smith", "john-smith"), ("josé", "jose"), ("teacher", "teacher"),
+    ("  Zoë_O'Brien ", "zoe-o-brien"), ("李", ""), ("2pac", "2pac"), ("a" * 40, "a" * 40)])
+def test_user_names_are_written_as_systemd_takes_them(tmp_path, typed, name):
+    # "john smith" and "josé" went unescaped into a systemd unit's name and a user's name.
+    pytest.importorskip("jupyterhub")
+    config, names = deploy_config(tmp_path)
+    assert names["systemd_user_name"](typed) == name
+    authenticator = config.JupyterHub.authenticator_class(config=config)
+    normalized = authenticator.normalize_username(typed)
+    assert normalized == name
+    # what systemd takes: a user's name of lowercase letters, digits and dashes, a letter
+    # first, 31 characters at most; refused at login otherwise
+    valid = re.fullmatch(r"[a-z][a-z0-9-]{0,30}", normalized) is not None
+    assert authenticator.validate_username(normalized) == valid
+    assert valid == (name not in ("", "2pac") and len(name) <= 31)
+
+
+def test_a_student_logs_in_with_a_name_systemd_cannot_take_as_it_is(tmp_path):
+    pytest.importorskip("jupyterhub")
+    config, _ = deploy_config(tmp_path)
+    authenticator = config.JupyterHub.authenticator_class(config=config)
+    user = asyncio.run(authenticator.get_authenticated_user(
+        None, {"username": "José Smith", "password": "a password for the room"}))
+    assert user["name"] == "jose-smith"
+    assert asyncio.run(authenticator.get_authenticated_user(
+        None, {"username": "李", "password": "a password for the room"})) is None
+
+
+def test_idle_kernels_are_shut_down_and_closing_a_notebook_ends_its_kernel(tmp_path):
+    # JupyterLab keeps every opened notebook's kernel running: ten after notebooks 01 to 09,
+    # which the memory limit killed around notebook 06.
+    config, names = deploy_config(tmp_path)
+    culling = names["KERNEL_CULLING"]
+    assert culling == ["--MappingKernelManager.cull_idle_timeout=1800",
+                       "--MappingKernelManager.cull_interval=300",
+                       "--MappingKernelManager.cull_connected=True"]
+    assert all(option in config.Spawner.args for option in culling)
+    assert names["KERNEL_IDLE_SECONDS"] < names["IDLE_TIMEOUT_SECONDS"]
+    [settings] = [a.split("=", 1)[1] for a in config.Spawner.args
+                  if a.startswith("--LabApp.app_settings_dir=")]
+    ours = pathlib.Path(settings) / "overrides.d" / "agentlab-hub.json"
+    assert json.loads(ours.read_text()) == names["HUB_LAB_DEFAULTS"] == {
+        "@jupyterlab/notebook-extension:tracker": {"kernelShutdown": True}}
+
+
+def test_the_one_server_config_and_kubernetes_values_agree(tmp_path):
+    config, names = deploy_config(tmp_path)
     values = yaml.safe_load((ROOT / "deploy" / "values.yaml").read_text())
     single = values["singleuser"]
     assert single["memory"] == {"guarantee": config.Spawner.mem_guarantee,
@@ -66,12 +166,20 @@ def test_the_one_server_config_and_kubernetes_values_agree():
     assert single["defaultUrl"] == config.Spawner.default_url
     assert single["startTimeout"] == config.Spawner.start_timeout
     hub = values["hub"]["config"]
-    assert hub["JupyterHub"]["authenticator_class"] == config.JupyterHub.authenticator_class
+    # the same login; on one server its user names are written as systemd takes them
+    assert hub["JupyterHub"]["authenticator_class"] == "shared-password"
+    shared = pytest.importorskip("jupyterhub.authenticators.shared")
+    assert issubclass(config.JupyterHub.authenticator_class, shared.SharedPasswordAuthenticator)
     assert hub["Authenticator"]["admin_users"] == sorted(config.Authenticator.admin_users)
+    # the same kernel culling and JupyterLab defaults
+    assert hub["Spawner"]["args"] == OFFLINE_OPTIONS + names["KERNEL_CULLING"]
+    files = single["extraFiles"]
+    assert files["agentlab-hub-settings"]["data"] == names["HUB_LAB_DEFAULTS"]
+    assert files["agentlab-hub-settings"]["mountPath"].endswith("/overrides.d/agentlab-hub.json")
 
 
-def test_students_servers_are_offline_as_agentlab_course_is():
-    config, _ = deploy_config()
+def test_students_servers_are_offline_as_agentlab_course_is(tmp_path):
+    config, _ = deploy_config(tmp_path)
     values = yaml.safe_load((ROOT / "deploy" / "values.yaml").read_text())
     assert config.Spawner.args[:len(OFFLINE_OPTIONS)] == OFFLINE_OPTIONS
     # and the news question answered as `agentlab course` answers it (its setting's default)
@@ -79,8 +187,8 @@ def test_students_servers_are_offline_as_agentlab_course_is():
                   if a.startswith("--LabApp.app_settings_dir=")]
     ours = pathlib.Path(settings) / "overrides.d" / "agentlab-course.json"
     assert json.loads(ours.read_text()) == LAB_DEFAULTS
-    assert values["hub"]["config"]["Spawner"]["args"] == OFFLINE_OPTIONS
-    [settings] = values["singleuser"]["extraFiles"].values()
+    assert values["hub"]["config"]["Spawner"]["args"][:len(OFFLINE_OPTIONS)] == OFFLINE_OPTIONS
+    settings = values["singleuser"]["extraFiles"]["agentlab-course-settings"]
     assert settings["mountPath"].endswith("/share/jupyter/lab/settings/overrides.d/"
                                           "agentlab-course.json")
     assert settings["data"] == LAB_DEFAULTS
@@ -104,6 +212,8 @@ def needs_the_hub():
 @pytest.mark.long
 def test_the_hub_serves_a_student_the_course(tmp_path):
     proxy = needs_the_hub()
+    limit = deploy_config(tmp_path / "config")[1]["MEMORY_LIMIT"]  # "1G", as JupyterHub reads it
+    limit = int(float(limit[:-1]) * 1024 ** ("KMG".index(limit[-1]) + 1))
     repository = class_hub.course_repository(tmp_path)
     # A key in the hub's environment, as a careless teacher's shell might have.
     hub_environment = {"OPENAI_API_KEY": "set-in-the-hubs-shell"}
@@ -111,6 +221,10 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
                                stop_seconds=3) as hub:
         culler = hub.api("/services/idle-culler").json()
         assert culler.get("pid"), f"the idle culler is not running: {culler}"
+        # Its state in a folder of its own, none in the folder it was started from.
+        state = ["jupyterhub.sqlite", "jupyterhub_cookie_secret", "jupyterhub-proxy.pid"]
+        assert all((tmp_path / "hub-state" / name).exists() for name in state)
+        assert not any((tmp_path / name).exists() for name in state)
 
         student = class_hub.Student(hub, "ada")
         student.log_in()
@@ -132,16 +246,25 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
         setting = student.web.get(f"{hub.url}/user/ada/lab/api/settings/"
                                   "@jupyterlab/apputils-extension:notification", timeout=30)
         assert setting.json()["schema"]["properties"]["fetchNews"]["default"] == "false"
+        # Closing a notebook's tab ends its kernel, as a default the student can change.
+        setting = student.web.get(f"{hub.url}/user/ada/lab/api/settings/"
+                                  "@jupyterlab/notebook-extension:tracker", timeout=30)
+        assert setting.json()["schema"]["properties"]["kernelShutdown"]["default"] is True
 
         # Notebook 01 as the student runs it, then a look around in its kernel.
         probe = ("import os\nfrom agentlab import connect\nprint(connect())\n"
                  "print(os.environ.get('OPENAI_API_KEY'), os.environ['MEM_LIMIT'])")
-        run = student.run_notebook("01", cell_timeout=60, then=[probe])
+        # the server that runs this kernel was told to shut idle kernels down
+        server = ("import os, pathlib\n"
+                  "print(pathlib.Path(f'/proc/{os.getppid()}/cmdline').read_bytes().split(b'\\0'))")
+        run = student.run_notebook("01", cell_timeout=60, then=[probe, server])
         assert run.error is None and run.cells > 5
         assert run.differing == [], f"notebook 01's cells {run.differing} differ on the hub"
         printed = "".join(o.get("text", "") for o in run.then[0])
         assert "offline tutor" in printed
-        assert printed.splitlines()[-1] == f"None {1024 ** 3}", "offline, with the class's limit"
+        assert printed.splitlines()[-1] == f"None {limit}", "offline, with the class's limit"
+        command = "".join(o.get("text", "") for o in run.then[1])
+        assert "--MappingKernelManager.cull_idle_timeout=1800" in command, command
         # A hub stuck in its clean-up, as one was on a loaded machine: it is killed after
         # stop_seconds, and its proxy, idle culler and the student's server, which run in
         # sessions of their own, were left running. The test's stop ends them too.
@@ -195,3 +318,31 @@ def test_a_kernel_that_dies_mid_cell_is_reported_not_waited_for():
     student.name = "ada"
     with pytest.raises(ConnectionError, match="the kernel died"):
         asyncio.run(asyncio.wait_for(student._cell(DyingKernel(), "session", "print(1)"), 5))
+
+
+def test_the_simulation_measures_a_students_kernels_by_their_shared_memory(tmp_path):
+    # benchmarks/class_hub.py --keep-kernels: the sizing table counts the kernels a student
+    # leaves open, measured as PSS (a page shared by ten kernels counts once, not ten times).
+    import subprocess
+
+    def start(*extra):
+        return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", *extra],
+                                stdin=subprocess.PIPE, env={**os.environ,
+                                                            "JUPYTERHUB_USER": "probe-31"})
+
+    server, kernel = start(), start("ipykernel_launcher")
+    try:
+        deadline = class_hub.time.monotonic() + 10
+        while class_hub.memory_now("probe-31")[1] < 1 and class_hub.time.monotonic() < deadline:
+            class_hub.time.sleep(0.05)
+        megabytes, kernels = class_hub.memory_now("probe-31")
+        assert kernels == 1 and 2 < megabytes < 200  # two small Pythons
+        assert class_hub.memory_now("nobody-31") == (0.0, 0)
+    finally:
+        for process in (server, kernel):
+            process.communicate(b"")
+    report = class_hub.StudentReport("ada", kept=[("01", 1, 190.4), ("02", 2, 300.0)])
+    other = class_hub.StudentReport("bob", kept=[("01", 1, 200.6)])
+    table = class_hub.kept_kernels_table([report, other], ["01", "02", "03"])
+    assert table.splitlines()[2:] == ["    01       1       196     201",
+                                      "    02       2       300     300"]

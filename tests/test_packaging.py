@@ -31,12 +31,24 @@ def test_environment_yml_matches_pyproject():
     listed = {}
     for dep in env["dependencies"]:
         for item in dep["pip"] if isinstance(dep, dict) else [dep]:
-            if not item.startswith("-e"):
+            if not item.startswith((".", "-e")):
                 name, bound = parse(item)
                 listed[name] = bound
     assert listed.pop("python") == project["requires-python"] and listed.pop("pip") == ""
     assert listed == wanted
-    assert "-e .[test,hub]" in next(d for d in env["dependencies"] if isinstance(d, dict))["pip"]
+    pip = next(d for d in env["dependencies"] if isinstance(d, dict))["pip"]
+    assert ".[test,hub]" in pip
+
+
+def test_environment_yml_installs_the_course_as_a_plain_package():
+    # repo2docker builds the Kubernetes image from environment.yml; an editable install there
+    # points into /home/jovyan (or the repository's folder), and the student's home volume,
+    # mounted over /home/jovyan, hid it: `import agentlab` failed in every student's kernel.
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = next(d for d in env["dependencies"] if isinstance(d, dict))["pip"]
+    local = [item for item in pip if item.lstrip("-e ").startswith(".")]
+    assert local == [".[test,hub]"], f"the course, installed as a plain package: {local}"
+    assert not any(item.startswith(("-e", "--editable")) for item in pip)
 
 
 def test_bounds_are_lower_bounds_only():

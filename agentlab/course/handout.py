@@ -21,6 +21,13 @@ LEFT_OUT_AT_THE_TOP = {"notebooks/solutions", "tests", "docs/INSTRUCTORS.md",
                        "build", "dist", "test-artifacts", "agentlab-runs.json"}
 LEFT_OUT_ANYWHERE = ["__pycache__", "*.egg-info", ".ipynb_checkpoints",
                      "agentlab-runs.json"]  # the playground saves beside the notebooks
+# A JupyterHub started in a course's folder writes its state there: its cookie secret (with it,
+# anyone can forge a login, the teacher's too), its database (every user's tokens) and its
+# proxy's pid. deploy/jupyterhub_config.py keeps them in a folder of their own; a copy leaves
+# them out, and its .gitignore lists them, so that `git add -A` in a hand-out repository never
+# publishes them.
+HUB_STATE = ["jupyterhub_cookie_secret", "jupyterhub.sqlite*", "jupyterhub-proxy.pid"]
+LEFT_OUT_ANYWHERE += HUB_STATE
 
 
 def student_copy(destination, checkout: pathlib.Path | None = None) -> pathlib.Path:
@@ -48,6 +55,17 @@ def student_copy(destination, checkout: pathlib.Path | None = None) -> pathlib.P
                 or any(fnmatch.fnmatch(name, pattern) for pattern in LEFT_OUT_ANYWHERE)}
 
     shutil.copytree(checkout, destination, ignore=left_out)
+    ignore_hub_state(destination / ".gitignore")
     print(f"copied the course to {destination}, without notebooks/solutions/, tests/ and "
           "docs/INSTRUCTORS.md")
     return destination
+
+
+def ignore_hub_state(gitignore: pathlib.Path) -> None:
+    """Add the names of a hub's state (HUB_STATE) to a .gitignore that lacks them."""
+    text = gitignore.read_text() if gitignore.exists() else ""
+    missing = [name for name in HUB_STATE if name not in text.splitlines()]
+    if missing:
+        gitignore.write_text(text + ("" if text.endswith("\n") or not text else "\n")
+                             + "# a JupyterHub's state: never published (agentlab.course.handout)\n"
+                             + "".join(f"{name}\n" for name in missing))

@@ -231,6 +231,12 @@ def application(respond=None) -> tornado.web.Application:
                                    log_function=lambda handler: None)  # quiet in class
 
 
+# `agentlab serve`'s port when none is given: none a hub or a notebook server takes (JupyterHub
+# 8000, 8001 and 8081, Jupyter 8888, vLLM 8000, llama.cpp 8080, Ollama 11434, LM Studio 1234),
+# so a student's server left running in the background never blocks the class's hub.
+DEFAULT_PORT = 8642
+
+
 class TutorHTTPServer:
     """The API on host:port, bound at once (port 0 picks a free one: read .server_address).
 
@@ -238,7 +244,7 @@ class TutorHTTPServer:
     called from another thread (or Ctrl-C); server_close() releases the port.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 8000, *,
+    def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
                  client_timeout: float = 10.0, respond=None):
         self.sockets = tornado.netutil.bind_sockets(port, host, backlog=BACKLOG)
         self.server_address = self.sockets[0].getsockname()[:2]
@@ -300,8 +306,8 @@ class TutorHTTPServer:
 # Taking a port, in plain words when it cannot be had
 
 
-def make_server(host: str = "127.0.0.1", port: int = 8000, *, client_timeout: float = 10.0,
-                respond=None):
+def make_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
+                client_timeout: float = 10.0, respond=None):
     """The API on a real port: .serve_forever(), .shutdown(), .server_close(), .server_address."""
     return TutorHTTPServer(host, port, client_timeout=client_timeout, respond=respond)
 
@@ -310,11 +316,11 @@ class CannotListen(OSError):
     """The server could not take host:port; the message says why and what to do instead."""
 
 
-def listen(host: str = "127.0.0.1", port: int = 8000):
+def listen(host: str = "127.0.0.1", port: int = DEFAULT_PORT):
     """make_server, with an OS refusal (port taken, unknown host, ...) said in plain words.
 
-    Example: port 8000 taken -> CannotListen("cannot listen on 127.0.0.1:8000: the address is
-             already in use ...; try another port, such as --port 8001, or --port 0 ...")
+    Example: port 8642 taken -> CannotListen("cannot listen on 127.0.0.1:8642: the address is
+             already in use ...; try another port, such as --port 8643, or --port 0 ...")
     """
     try:
         return make_server(host, port)
@@ -344,7 +350,7 @@ def why_cannot_listen(host: str, port: int, error: OSError) -> str:
         return (f"{where}: {host!r} is not a host name or address this machine knows "
                 f"({error.strerror or error}); use one of its addresses, {local}")
     if error.errno in IN_USE:
-        other = port + 1 if port < 65535 else 8000
+        other = port + 1 if port < 65535 else DEFAULT_PORT
         return (f"{where}: the address is already in use (another server, perhaps an earlier "
                 f"agentlab serve); try another port, such as --port {other}, or --port 0 for "
                 "any free one")
@@ -353,7 +359,7 @@ def why_cannot_listen(host: str, port: int, error: OSError) -> str:
                 f"addresses, {local}")
     if error.errno == errno.EACCES and 0 < port < FIRST_FREE_PORT:
         return (f"{where}: ports below {FIRST_FREE_PORT} need administrator rights; use a "
-                "higher one, such as --port 8000")
+                f"higher one, such as --port {DEFAULT_PORT}")
     return f"{where}: {error.strerror or error}"
 
 
@@ -366,7 +372,7 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
+def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> None:
     """Serve the tutor until Ctrl-C. Raises CannotListen if host:port cannot be taken."""
     import signal
 
