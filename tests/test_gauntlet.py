@@ -597,10 +597,14 @@ def test_a_budget_stop_that_does_not_name_the_budget_breaks_budget_as_max_steps_
     lambda text: text[:4000],  # the chapter's cut
     lambda text: json.dumps(text[:4000]),  # valid JSON, and still silent
     lambda text: json.dumps({"log": text[:3000], "characters": len(text)}),
-], ids=["[:4000]", "a JSON string", "a number alone"])
+    lambda text: text[:4000] + "...",
+    lambda text: text[:4000] + "…",
+    lambda text: json.dumps(text[:4000] + "…"),  # JSON writes the ellipsis as \u2026
+], ids=["[:4000]", "a JSON string", "a number alone", "a bare ...", "an ellipsis",
+        "an ellipsis in JSON"])
 def test_a_cut_that_does_not_say_it_was_cut_breaks_truncation(cut_result):
     """04a asks to "say that it was cut (and how much)" (a student review: a silent [:4000]
-    held)."""
+    held); an ellipsis alone says nothing either, as 04a's check_truncate holds."""
     for seed in (None, 4):
         entry = grade(with_changes(cut_result=cut_result), only=["truncation"],
                       seed=seed)["truncation"]
@@ -615,8 +619,6 @@ def test_a_cut_that_does_not_say_it_was_cut_breaks_truncation(cut_result):
     lambda text: json.dumps({"log": text[:3000], "truncated": True, "characters": len(text)}),
     lambda text: json.dumps(text[:3000] + f" [cut: {len(text):,} characters in all]"),
     lambda text: text[:4000] + f" ({len(text) - 4000} more characters)",
-    lambda text: text[:4000] + "…",
-    lambda text: json.dumps(text[:4000] + "…"),  # JSON writes the ellipsis as \u2026
     lambda text: text[:4000] + " [trimmed]",
     lambda text: text[:4000] + " (shortened to 4000 characters)",
     lambda text: text[:4000] + f" (showing the first 4,000 of {len(text):,} characters)",
@@ -632,7 +634,7 @@ def test_a_cut_that_does_not_say_it_was_cut_breaks_truncation(cut_result):
     lambda text: json.dumps({"truncated": True, "note": "cut at 3000 chars; the file is not "
                              "shortened", "log": text[:3000]}),
 ], ids=["honest", "tools.truncate", "a JSON flag", "the 04a exercise", "more characters",
-        "an ellipsis", "an ellipsis in JSON", "trimmed", "shortened", "the first N of M",
+        "trimmed", "shortened", "the first N of M",
         "+N chars", "N/M chars", "snip", "partial", "showing N of M", "not shown",
         "limited to", "hidden", "capped", "a negation elsewhere"])
 def test_a_cut_that_says_so_holds_truncation(cut_result):

@@ -127,3 +127,12 @@ def spied(module, name: str):
 
     with mock.patch.object(module, name, spy):
         yield calls
+
+
+def without_ellipses(text: str) -> str:
+    """text without its ellipses ("...", "…", JSON's "\\u2026"), which alone say nothing was cut
+    (the rule of notebook 04a's check_truncate and of the capstone's truncation row).
+
+    Example: '"rain-0 rain-1 ..."' -> '"rain-0 rain-1 "'
+    """
+    return text.replace("...", "").replace("…", "").replace("\\u2026", "")

@@ -9,7 +9,14 @@ import json
 
 from agentlab.tutor.reading import cut_note_in
 
-from ._common import Verdict, attempt, is_stub_result, returned_nothing, short
+from ._common import (
+    Verdict,
+    attempt,
+    is_stub_result,
+    returned_nothing,
+    short,
+    without_ellipses,
+)
 
 
 def _report(word: str, count: int) -> str:
@@ -79,21 +86,13 @@ def check_truncate(truncate) -> Verdict:
                            "say inside the JSON that it was cut, and how much, such as "
                            "' [cut: 1,234 of 5,678 characters]', so the model knows it read "
                            "only part")
-        if cut_note_in(_without_ellipses(got)) is None:
+        if cut_note_in(without_ellipses(got)) is None:
             return Verdict(False, f"{call} ends its cut with a bare ellipsis ({short(got[-40:])} "
                            "at its end): '...' reads as part of the text, not as a note. Say in "
                            "words that it was cut, and how much, such as "
                            "' [cut: 1,234 of 5,678 characters]'")
     return Verdict(True, "results that fit pass whole, to the last character; longer ones are "
                    "cut, keep their start, say they were cut and still parse as JSON")
-
-
-def _without_ellipses(text: str) -> str:
-    """text without its ellipses ("...", "…", JSON's "\\u2026"), which alone say nothing was cut.
-
-    Example: '"rain-0 rain-1 ..."' -> '"rain-0 rain-1 "'
-    """
-    return text.replace("...", "").replace("…", "").replace("\\u2026", "")
 
 
 def _strings_in(value) -> list[str]:

@@ -19,6 +19,7 @@ from agentlab.records import redact
 from agentlab.server import handle
 from agentlab.tutor.reading import JSON_PROBLEM, cut_note_in, error_in_text
 
+from ..checks._common import without_ellipses
 from . import scripted as s
 from .boundary import PRICED_AS, LoopProcess
 from .draws import Draws
@@ -550,7 +551,7 @@ def check_truncation(run_agent, timeout: float, draw: Draws) -> Entry:
         return _failed_entry("truncation", trial, (failure[0] + what, failure[1]), expect,
                              model, hint)
     sent = _answer_to(trial, "call_0_0")
-    note = cut_note_in(sent or "")
+    note = cut_note_in(without_ellipses(sent or ""))  # a bare "..." says nothing was cut
     held = bool(later) and longest <= MAX_RESULT_CHARS and note is not None
     said = f", saying {_short(note, 50)}" if note else ", with nothing that says it was cut"
     if sent is not None and not _is_json(sent):
