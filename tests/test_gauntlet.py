@@ -492,10 +492,10 @@ def with_changes(*, steps=None, budget=None, stop_text=None, show=None, reply_ca
 @pytest.mark.parametrize("fixed", [0.0005, 0.001, 0.002, 0.004])
 def test_a_loop_that_hard_codes_its_budget_breaks_budget_only(fixed):
     report = grade(with_changes(budget=fixed), seed=int(fixed * 1e4))
-    # The repeats row's runs may cost more than $0.0005 (given $0.50): stopped before any
+    # The repeats row's runs may cost more than $0.001 (given $0.50): stopped before any
     # repeat was refused, it breaks too, and its hint asks about max_cost_usd.
     assert report.broken in (["budget"], ["budget", "repeats"])
-    assert fixed == 0.0005 or report.broken == ["budget"]
+    assert fixed <= 0.001 or report.broken == ["budget"]
     if "repeats" in report.broken:
         assert "And its max_cost_usd?" in report["repeats"].hint
     hint = report["budget"].hint
@@ -691,7 +691,7 @@ def test_observability_asks_for_the_call_not_the_menu(show, held):
 def test_a_loop_that_stops_at_the_first_repeat_holds_repeats():
     entry = grade(with_changes(stop_at_a_repeat=True), only=["repeats"])["repeats"]
     assert entry.held, entry
-    assert len(re.findall(r"and '[A-Z]-\d+' 1 times", entry.loop)) == 2  # in both runs
+    assert len(re.findall(r"\('[A-Z]-\d+'\) 1 times", entry.loop)) == 2  # in both runs
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -1091,7 +1091,9 @@ def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row,
     # with no budget code never says the budget stopped it; a loop that answers only the first
     # call leaves the others' ids without their results.
     also = {"returns None at the step limit": {"repeats", "stop_names_limit"},
-            "no budget": {"stop_names_limit"}, "first call only": {"call_ids"}}
+            "no budget": {"stop_names_limit"}, "first call only": {"call_ids"},
+            # the repeats row asks three tools: the first one run for all is a repeat
+            "runs the first tool for every call": {"repeats"}}
     assert broken - {row} <= also.get(bug, set())
 
 
@@ -1217,3 +1219,46 @@ def test_a_loop_that_cannot_be_sent_to_its_process_gets_a_clear_error():
     with pytest.raises(TypeError, match="cannot be sent"):
         grade(uses_a_lock, only=["answers"])
 
+
+
+def guarded_by(key_of, in_a_row=False):
+    """A loop whose repeat guard keys calls with key_of(name, arguments), counting over the
+    run, or only in a row."""
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        messages, seen, last, streak = [{"role": "user", "content": user_message}], [], None, 0
+        for step in range(max_steps):
+            response = client.chat(model=model, messages=messages, tools=tools)
+            messages.append(response.message)
+            if not response.tool_calls:
+                return response.message["content"]
+            for call in response.tool_calls:
+                name, arguments = call.function.name, json.loads(call.function.arguments)
+                key = key_of(name, arguments)
+                if in_a_row:
+                    streak, last = (streak + 1 if key == last else 1), key
+                    refused = streak > 3
+                else:
+                    refused = seen.count(key) >= 3
+                    seen.append(key)
+                result = ({"error": f"{name} repeated: not run"} if refused
+                          else tool_impls[name](**arguments))
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": json.dumps(result)})
+        return "Stopped: step limit reached."
+    return loop
+
+
+@pytest.mark.parametrize("seed", [None, 9, 52])
+@pytest.mark.parametrize("guard, hint", [
+    ("the arguments alone", "key the guard on (name, arguments)"),
+    ("only in a row", "not only in a row"),
+])
+def test_a_repeat_guard_keyed_on_the_arguments_alone_or_counting_in_a_row_breaks(guard, hint,
+                                                                                  seed):
+    loop = (guarded_by(lambda name, arguments: json.dumps(arguments, sort_keys=True))
+            if guard == "the arguments alone" else
+            guarded_by(lambda name, arguments: (name, json.dumps(arguments)), in_a_row=True))
+    entry = grade(loop, seed=seed, only=["repeats"])["repeats"]
+    assert not entry.held and hint in entry.hint, entry
+    right = guarded_by(lambda name, arguments: (name, json.dumps(arguments, sort_keys=True)))
+    assert grade(right, seed=seed, only=["repeats"]).held == ["repeats"]

@@ -42,6 +42,11 @@ REPEAT_HINT = ("remember the calls of this run (name and arguments) and refuse, 
 REPEAT_BY_NAME_HINT = ("a guard by tool name alone refuses new questions: a repeat is the same "
                        "tool AND the same arguments; compare both, so the same tool asked with "
                        "other arguments still runs")
+REPEAT_BY_ARGUMENTS_HINT = ("a repeat is the same tool AND the same arguments: key the guard on "
+                            "(name, arguments), so another tool asked with the same arguments "
+                            "still runs")
+REPEAT_IN_A_ROW_HINT = (REPEAT_HINT + "; count each call over the whole run, not only in a row: "
+                        "asked between other calls, it is still the same call")
 MARKER_HINT = ("mark a failure as one, so the model knows its call failed: "
                "json.dumps({'error': ...}), or text starting 'Error:'")
 
@@ -799,8 +804,11 @@ def check_fresh_run(run_agent, timeout: float, draw: Draws) -> Entry:
 
 
 def _template(text: str) -> str:
-    """A stop sentence with its numbers taken out: two sentences that differ only in numbers
-    say the same thing. Example: "Stopped after 4 calls ($0.0012)" -> "Stopped after # calls ($#)" """
+    """A stop sentence with its numbers taken out: two sentences that differ only in
+    numbers say the same thing.
+
+    Example: "Stopped after 4 calls ($0.0012)" -> "Stopped after # calls ($#)"
+    """
     return re.sub(r"\d+(?:[.,]\d+)*", "#", text.strip())
 
 
@@ -886,29 +894,36 @@ ROOM_FOR_REPEATS = (4, 6)     # max_steps: the larger count + this many calls of
 REPEATS_BUDGET = 0.50         # far more than a run costs (under $0.002)
 
 
+def _asked(sequence: list[tuple[str, str]], trial: Trial) -> list[tuple[str, str]]:
+    """The calls the loop was asked for: reply n asks sequence[n], for each reply it received."""
+    received = sum(r.reply is not None for r in trial.requests)
+    return sequence[:received]
+
+
 def _repeats_run(trial: Trial, argument: str, values: list[str], stuck: str,
-                 max_steps: int) -> tuple[str, list[str]]:
+                 sequence: list[tuple[str, str]], max_steps: int) -> tuple[str, list[str]]:
     """The evidence of one repeats run and what is wrong with it (most telling first)."""
-    ran = [c.arguments.get(argument) for c in trial.tool_calls]
-    received = sum(r.reply is not None for r in trial.requests)  # reply n asked values[n]
-    new = values + [stuck]  # the repeated call is a new question the first time it is asked
-    skipped = [v for v in new[:received] if v not in ran]
-    runs = ran.count(stuck)
-    # Every reply asks for a call, so the loop received as many asks as replies. A guard shows
-    # itself by not running one of the repeats (refusing it, or stopping there); a loop that
-    # ran every call it received and then stopped was stopped by a count, not by the repeats.
-    asked = sum(r.reply is not None and bool(r.reply.get("tool_calls")) for r in trial.requests)
-    run = (f"with {len(values)} different {argument}s first: ran {len(set(ran) - {stuck})} of "
-           f"them, and {stuck!r} {runs} times, over {len(trial.requests)} model calls, "
-           f"{_returned(trial)}")
+    ran = [(c.name, c.arguments.get(argument)) for c in trial.tool_calls]
+    asked = _asked(sequence, trial)
+    repeated, twin = (sequence[len(values)][0], stuck), (sequence[-1][0], stuck)
+    # Every call's first ask is a new question and runs: the repeated call's too, and the twin
+    # tool's, asked with the same arguments once the repeated call ran its 3 times.
+    skipped = [call for call in dict.fromkeys(asked) if call not in ran]
+    runs = max(ran.count(repeated), ran.count(twin))
+    run = (f"with {len(values)} different {argument}s first: ran "
+           f"{len(set(ran) - {repeated, twin})} of {len(set(asked) - {repeated, twin})} new "
+           f"questions, {repeated[0]}({stuck!r}) {ran.count(repeated)} times (asked between "
+           f"others) and {twin[0]}({stuck!r}) {ran.count(twin)} times, over "
+           f"{len(trial.requests)} model calls, {_returned(trial)}")
     wrong = []
     if skipped:
-        run += f"; did not run {', '.join(map(repr, skipped))}, which was no repeat"
-        wrong.append(REPEAT_BY_NAME_HINT)
+        run += (f"; did not run {', '.join(f'{n}({v!r})' for n, v in skipped[:3])}, "
+                "which was no repeat")
+        wrong.append(REPEAT_BY_ARGUMENTS_HINT if skipped == [twin] else REPEAT_BY_NAME_HINT)
     if runs > MAX_IDENTICAL_RUNS:
         run += f"; ran the same call {runs} times"
-        wrong.append(REPEAT_HINT)
-    elif not skipped and asked <= len(ran):
+        wrong.append(REPEAT_IN_A_ROW_HINT)
+    elif not skipped and len(asked) <= len(ran):
         run += "; it ran every call it received, then stopped: none was refused as a repeat"
         wrong.append(f"{REPEAT_HINT}; a count stopped this run after "
                      f"{_calls(len(trial.requests))}, not the repeats (max_steps was "
@@ -917,23 +932,49 @@ def _repeats_run(trial: Trial, argument: str, values: list[str], stuck: str,
     return run, wrong
 
 
+def _repeats_sequence(tools, values: list[str], stuck: str, between: list[str]) -> list:
+    """What the repeats check's model asks, in order: (tool name, argument value).
+
+    Example: first tool A, twin B, other C: A(v1), A(v2), A(s), C(n1), A(s), C(n2), A(s),
+             C(n3), A(s), C(n4), A(s), B(s), A(s), B(s), ...
+    """
+    first, twin, other = (tool.name for tool in tools)
+    sequence = [(first, v) for v in values]
+    for value in between:  # the repeated call, each time between two new questions
+        sequence += [(first, stuck), (other, value)]
+    return sequence + [(first, stuck), (twin, stuck)] * NEVER_STOPS + [(twin, stuck)]
+
+
 def check_repeats(run_agent, timeout: float, draw: Draws) -> Entry:
     tool, argument = _lookup(draw)
+    names = {tool.name}
+    tools = [tool]
+    while len(tools) < 3:  # the twin and the other tool take the same argument
+        name = _lookup(draw)[0].name
+        if name not in names:
+            names.add(name)
+            tools.append(s.one_argument_tool(name, argument, f"Look up a {name.split('_')[-1]}.",
+                                             lambda v, n=name: {"found": v, "by": n}))
     fewer = draw.integer(*FEWER_NEW)
     counts = draw.shuffled([fewer, fewer + MAX_IDENTICAL_RUNS + draw.integer(*MORE_NEW_ABOVE)])
-    max_steps = max(counts) + draw.integer(*ROOM_FOR_REPEATS)
+    between = MAX_IDENTICAL_RUNS + 1
+    max_steps = max(counts) + 2 * between + draw.integer(*ROOM_FOR_REPEATS)
     expect = (f"the same call (tool and arguments) runs at most {MAX_IDENTICAL_RUNS} times in a "
-              "run; a call past that is refused, or the run stops at it; every call with new "
-              f"arguments runs (max_steps={max_steps}, in two runs)")
-    model = (f"asks {tool.name} for {counts[0]} different {argument}s in one run, "
-             f"{counts[1]} in the other, then for one call again and again, whatever comes back")
+              "run, counted over the whole run, not only in a row; a call past that is refused, "
+              "or the run stops at it; every call with new arguments runs, and so does another "
+              f"tool asked with the same arguments (max_steps={max_steps}, in two runs)")
+    model = (f"asks {tool.name} for {counts[0]} different {argument}s in one run, {counts[1]} "
+             f"in the other, then one {tool.name} call again and again, between new questions "
+             f"to {tools[2].name}, then {tools[1].name} with the same {argument}, whatever comes "
+             "back")
     task = f"Look up each {tool.name.split('_')[-1]} you need, one by one."
     trials, runs, wrong = [], [], []
     for different in counts:
         *values, stuck = draw.idents(different + 1)
-        trial = _watch(run_agent, task, [tool],
-                       lambda n, values=values, stuck=stuck: s.asks(s.tool_call(
-                           n, 0, tool.name, {argument: values[n] if n < len(values) else stuck}))
+        sequence = _repeats_sequence(tools, values, stuck, draw.idents(between))
+        trial = _watch(run_agent, task, tools,
+                       lambda n, sequence=sequence: s.asks(s.tool_call(
+                           n, 0, sequence[n][0], {argument: sequence[n][1]}))
                        if n < NEVER_STOPS else None, timeout, max_steps=max_steps,
                        max_cost_usd=REPEATS_BUDGET)
         trials.append(trial)
@@ -942,7 +983,7 @@ def check_repeats(run_agent, timeout: float, draw: Draws) -> Entry:
             before = "".join(f"{run}; " for run in runs)
             return _failed_entry("repeats", trials, failure, expect, model, REPEAT_HINT,
                                  chapter=False, before=before)
-        run, run_wrong = _repeats_run(trial, argument, values, stuck, max_steps)
+        run, run_wrong = _repeats_run(trial, argument, values, stuck, sequence, max_steps)
         runs.append(run)
         wrong += run_wrong
     wrong.sort(key=lambda hint: hint != REPEAT_BY_NAME_HINT)  # a guard by name: say so first
