@@ -89,12 +89,6 @@ def _price_option(price) -> tuple:
     return str(getattr(price, "model", price)), price
 
 
-def _png(figure) -> bytes:
-    """The figure drawn afresh, as a PNG at the figure's own dpi (72: a point is a pixel)."""
-    figure.canvas.draw()
-    return _encoded(figure.canvas)
-
-
 def _encoded(canvas) -> bytes:
     """The canvas's pixels as they are, as a PNG: RGB (the figures are opaque, so a quarter
     fewer bytes to send than RGBA) at zlib's fastest level (~40-60 KB, a few ms sooner)."""
