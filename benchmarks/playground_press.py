@@ -242,7 +242,8 @@ def report(figures: dict, bases: list[str], lengths=HISTORY_LENGTHS) -> str:
     lines = ["", "A Run press, from the click to both plots redrawn and the button back:",
              *table("wall")]
     for tree in trees:
-        growth = ", ".join(f"{n} runs {figures['wall', tree, n] / figures['wall', tree, lengths[0]]:.2f}x"
+        first = figures["wall", tree, lengths[0]]
+        growth = ", ".join(f"{n} runs {figures['wall', tree, n] / first:.2f}x"
                            for n in lengths[1:])
         lines.append(f"{tree}, against one run: {growth}")
     lines += ["", "How a press splits (ms): the kernel's span (run, step log, drawing), its "

@@ -401,7 +401,7 @@ def test_a_run_added_to_the_history_adds_its_bars_and_keeps_the_others(playgroun
 
 # --- the pictures kept as pixels: a press redraws only what changed -------------------------
 
-def pixels(image) -> "numpy.ndarray":
+def pixels(image):
     """An Image widget's PNG as an array of pixels (rows x columns x RGB)."""
     import io
 
@@ -411,7 +411,7 @@ def pixels(image) -> "numpy.ndarray":
     return numpy.array(Image.open(io.BytesIO(bytes(image.value))))
 
 
-def drawn_whole(picture) -> "numpy.ndarray":
+def drawn_whole(picture):
     """The same figure drawn afresh on a new canvas: what the kept pixels must equal."""
     import io
 

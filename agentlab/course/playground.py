@@ -634,9 +634,10 @@ class Playground:
             plots.cumulative_cost(self.history[-1], spent)
             plots.tokens_per_step(self.history[-1], tokens)
             plots.timeline(self.history[-1], times)
-            # Seconds are measured: no two runs take the same. Ending the axis at a round
-            # number above them keeps the timeline's frame (its ticks) from run to run.
-            times.set_xlim(0, _round_up(times.get_xlim()[1]))
+            # Seconds are measured: no two runs take the same. Ending the axis just past a
+            # round number above them keeps the timeline's frame (its ticks) from run to run;
+            # the 5% past it leaves room for the last tick's label inside the picture.
+            times.set_xlim(0, 1.05 * _round_up(times.get_xlim()[1]))
             run.draw()
             self.history_plot.value = history.png()
             self.run_plot.value = run.png()
