@@ -288,10 +288,16 @@ class _KeptPicture:
         parts += [t.get_window_extent(renderer) for t in ax.texts
                   if t.get_position()[0] == index]
         for marks in ax.collections:
-            half = marks.get_sizes().max() ** 0.5 / 2 * ax.figure.dpi / 72  # points to pixels
+            # The marker's own shape (a "_" is a line as wide as its size and as high as its
+            # line is thick), in points, then pixels
+            shape = marks.get_paths()[0].get_extents()
+            size = marks.get_sizes().max() ** 0.5 * ax.figure.dpi / 72
+            thick = marks.get_linewidths().max() / 2 * ax.figure.dpi / 72
+            wide = size * max(abs(shape.x0), abs(shape.x1)) + thick
+            high = size * max(abs(shape.y0), abs(shape.y1)) + thick
             offsets = marks.get_offsets()
             for x, y in ax.transData.transform(offsets[offsets[:, 0] == index]):
-                parts.append(Bbox.from_extents(x - half, y - half, x + half, y + half))
+                parts.append(Bbox.from_extents(x - wide, y - high, x + wide, y + high))
         return _whole_pixels(Bbox.intersection(Bbox.union(parts).padded(2), ax.bbox))
 
     @staticmethod
