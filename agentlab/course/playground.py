@@ -25,9 +25,11 @@ Design notes:
   are kept in the history like any other run.
 - The plots are drawn for a panel someone can see: after each run once the panel has been
   shown, and at once when it is first shown. A copy driven from code and never shown (notebook
-  5's `demo`) skips the two figures. They are made once and redrawn in place after each run
-  (benchmarks/playground_press.py times a press), at the size they are shown, and hidden
-  until there is a run to draw. Shown means displayed itself
+  5's `demo`) skips the two figures. They are made once and kept as pixels, at the size they
+  are shown, and hidden until there is a run to draw. A press redraws only what changed: the
+  new run's bar and limit marks and the titles on the history plot (whose x axis keeps room
+  for the runs to come), and on the last run's plot what is on axes whose ticks held
+  (_KeptPicture; benchmarks/playground_press.py times a press). Shown means displayed itself
   (`playground` or `playground.panel` as a cell's result, or display()); a panel put inside
   another container is not told, so call `playground.redraw()` after its runs there.
 """
