@@ -356,10 +356,13 @@ def test_the_figures_are_kept_between_runs_and_redrawn_in_place(playground):
     spent, tokens, times = run.axes
     assert len(spent.get_lines()[0].get_xdata()) == 3 and len(tokens.patches) == 4 * 3
     assert [t.get_text() for t in times.get_legend().get_texts()] == ["model", "tools"]
-    last_scale = times.get_xlim()  # the seconds of the last run's steps
+    assert times.get_xlim()[1] >= max(s.model_seconds + s.tool_seconds  # every step shows
+                                      for s in playground.history[-1].steps)
     playground.max_cost_usd.value = 1e-5  # too small for one call: a run with no step
     playground.run_button.click()
-    assert playground.history[-1].steps == [] and times.get_xlim() != last_scale
+    # not drawn on the last run's scale: an empty axes' (0 to 1), ended past its round number
+    assert playground.history[-1].steps == [] and len(times.patches) == 0
+    assert times.get_xlim() == pytest.approx((0, 1.05))
 
 
 def test_the_plots_are_drawn_at_the_size_they_are_shown():
