@@ -435,6 +435,8 @@ def test_each_press_shows_the_same_pixels_as_the_figures_drawn_afresh(playground
     """Painting over kept pixels must not show what a whole drawing would not: after runs that
     add a bar, change the step limit, stop with no step (its "0" mark), change the legend
     and pass the room on the x axis (10 runs), both plots are the figures drawn afresh."""
+    import numpy
+
     playground._repr_mimebundle_()
     playground.model.value = "tutor-looper"
     settings = [{"max_steps": 2}, {"max_steps": 3}, {"max_steps": 3},
@@ -448,6 +450,9 @@ def test_each_press_shows_the_same_pixels_as_the_figures_drawn_afresh(playground
         assert (pixels(playground.history_plot) == drawn_whole(history)).all(), number
         assert (pixels(playground.run_plot) == drawn_whole(run)).all(), number
     assert len(playground.history) == 12 and playground.history[3].steps == []
+    for image, picture in zip((playground.history_plot, playground.run_plot), playground._figures):
+        picture.canvas.draw()  # and matplotlib's own drawing of the whole figure agrees
+        assert (pixels(image) == numpy.array(picture.canvas.buffer_rgba())[..., :3]).all()
 
 
 def test_a_new_run_repaints_only_its_own_place_and_the_titles(playground, monkeypatch):
