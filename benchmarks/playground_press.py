@@ -1,27 +1,37 @@
-"""The limits playground's Run press, timed as a student waits for it: from the front end's
-click message to the moment both redrawn plots have left the kernel, at 1, 20, 40 and 60 runs in
-the history, for this tree and for an earlier commit, back to back in one run.
+"""The limits playground's waits, timed as a student meets them: a Run press from the front
+end's click message to both redrawn plots and the Run button enabled again, and the other
+controls (a model or price change, Clear history, Save history as JSON) from their message to
+the kernel done with it, at 1, 40 and 200 runs in the history, for this tree and for two
+earlier commits, side by side in one run.
 
 Method. A real ipykernel (jupyter_client, this environment's Python) plays notebook 5: it
 builds `Playground([task.text for task in COURSE_TASKS])`, makes n - 1 runs from code, then
 displays the panel (which draws the history, as a cell ending in `playground` does). The
 benchmark then acts as the front end: it sends the Run button's comm message
 `{"event": "click"}`, exactly what JupyterLab sends, and times until the kernel has published
-the new history plot and then re-enabled the Run button on its IOPub channel (the button comes
-back after the whole redraw: the run, its step log, both plots drawn and their bytes' way out
-are all included; the browser's decoding of the PNGs is not). Each press is made at a step
-limit other than the last one's (9 or 10), so the history picture always changes, and each
-adds a run, as a student pressing Run again and again does: the presses timed "at n runs"
-leave n, n + 1, ... n + presses - 1 runs in the history (at 1: a fresh playground's first
-press and the next ones). The two trees' kernels alternate press by press (the same noise for
-both); the figure is the median of the presses, and each ratio is taken from those medians.
+the new history plot and then the Run button enabled again on its IOPub channel (the button
+comes back after the whole redraw, its message after both plots': the run, its step log, both
+plots drawn and their bytes' way out are all included; the browser's decoding of the PNGs is
+not). Each
+press is made at a step limit other than the last one's (9 or 10), so the history picture
+always changes, and each adds a run, as a student pressing Run again and again does: the
+presses timed "at n runs" leave n, n + 1, ... n + presses - 1 runs in the history. The trees'
+kernels take turns press by press (the same noise for all); each figure is the median of the
+presses, and each ratio is taken from those medians.
 
-The earlier commit's `agentlab/` folder is extracted with `git archive` into a temporary
-folder and put first on the kernel's PYTHONPATH: same Python, same packages, only the
+How a press splits: the kernel times itself (the Run button disabled to enabled again: the
+run, its step log and the drawing) and its drawing (`playground.redraw()`, wrapped in SETUP);
+transfer is the rest of the wall clock: the click's way in, the thread starting, the plots'
+and the button's messages' way out. The other waits are timed from the message (a dropdown's
+new index as JupyterLab sends it, or a button's click) to the kernel's idle status for it
+(after every message it sent in reply), the history filled again after each Clear.
+
+The earlier commits' `agentlab/` folders are extracted with `git archive` into a temporary
+folder, each put first on its kernel's PYTHONPATH: same Python, same packages, only the
 package's code differs (the kernel prints where agentlab came from, and it is checked).
 
-    python benchmarks/playground_press.py                   # against 9b54b39, 7 presses each
-    python benchmarks/playground_press.py --base HEAD~3 --presses 3
+    python benchmarks/playground_press.py                   # 7 presses each, 1/40/200 runs
+    python benchmarks/playground_press.py --presses 3 --lengths 1 40
 """
 
 from __future__ import annotations
@@ -39,8 +49,10 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).parent.parent
-STARTING_COMMIT = "9b54b39"
-HISTORY_LENGTHS = (1, 20, 40, 60)  # the issue's aims are set at 40
+STARTING_COMMIT = "9b54b39"  # the turn-3 start
+MAIN_COMMIT = "3506c27"      # main before the press was made incremental (issue 35)
+HISTORY_LENGTHS = (1, 40, 200)  # the aims: within 100 ms at 1 and 40 runs, no slower at 200
+OTHER_WAITS = ("model", "price", "save", "clear")
 
 SETUP = """
 try:  # this tree, or (ImportError) a tree from before the package's three wings
@@ -50,12 +62,28 @@ except ImportError:
     from agentlab.sweeps import COURSE_TASKS
     from agentlab.widgets import Playground
 import agentlab
+import tempfile
 import time
 playground = Playground([task.text for task in COURSE_TASKS])
+playground.save_path = __import__("pathlib").Path(tempfile.mkdtemp()) / "runs.json"
 for _ in range({before}):
     playground.run_button.click()
 display(playground)
-print(agentlab.__file__, playground.run_button.model_id, playground.history_plot.model_id)
+# The kernel times itself: the Run button disabled to enabled, and the drawing in between
+spans = {{"drawing": 0.0}}
+_redraw = playground.redraw
+def timed_redraw():
+    start = time.perf_counter()
+    try:
+        _redraw()
+    finally:
+        spans["drawing"] += time.perf_counter() - start
+playground.redraw = timed_redraw
+playground.run_button.observe(
+    lambda change: spans.update({{change["new"]: time.perf_counter()}}), names="disabled")
+print(agentlab.__file__, playground.run_button.model_id, playground.history_plot.model_id,
+      playground.run_plot.model_id, playground.model.model_id, playground.priced_as.model_id,
+      playground.save_button.model_id, playground.clear_button.model_id)
 """
 
 
@@ -66,13 +94,13 @@ class Kernel:
         from jupyter_client.manager import start_new_kernel
 
         env = {**os.environ, "PYTHONPATH": str(source), "MPLBACKEND": "agg"}
-        self.source, self._printed, self._presses = source, [], 0
+        self.source, self._printed, self._presses, self._changes = source, [], 0, 0
         self.manager, self.client = start_new_kernel(kernel_name="python3", env=env,
                                                      cwd=str(ROOT / "notebooks"))
 
     def execute(self, code: str) -> str:
         """Run code; return what it printed (raise on an error)."""
-        reply = self.client.execute_interactive(code, timeout=300, output_hook=self._collect)
+        reply = self.client.execute_interactive(code, timeout=600, output_hook=self._collect)
         if reply["content"]["status"] != "ok":
             raise RuntimeError(f"{code!r} failed: {reply['content'].get('evalue')}")
         printed, self._printed = "".join(self._printed), []
@@ -84,40 +112,68 @@ class Kernel:
 
     def open_playground(self, runs: int) -> None:
         printed = self.execute(SETUP.format(before=runs - 1)).split()
-        where, self.button, self.history_plot = printed
+        where, *ids = printed
+        self.ids = dict(zip(["button", "history plot", "run plot", *OTHER_WAITS], ids))
         if not where.startswith(str(self.source)):
             raise RuntimeError(f"the kernel imported agentlab from {where}, not {self.source}")
 
-    def press(self) -> tuple[float, float]:
-        """Seconds from the click message to the panel redrawn (the new history plot sent and
-        the Run button enabled again: the last thing a press changes, after the redraw), and
-        the kernel's CPU seconds over the press (all its threads)."""
+    def press(self) -> dict:
+        """Seconds from the click message to the panel redrawn (both new plots sent and the
+        Run button enabled again: the last thing a press changes, after the redraw), and how
+        they split: the kernel's own span ("kernel"), its drawing, and the rest ("transfer")."""
         self._presses += 1
         # Each press at another step limit, so the history plot always changes (an unchanged
         # picture would send no update, and there would be nothing to wait for).
-        self.execute(f"playground.max_steps.value = {9 + self._presses % 2}")
-        cpu = float(self.execute("print(time.process_time())"))
+        self.execute(f"playground.max_steps.value = {9 + self._presses % 2}\n"
+                     "spans['drawing'] = 0.0")
         self._drain()
-        message = self.client.session.msg("comm_msg", {
-            "comm_id": self.button, "data": {"method": "custom", "content": {"event": "click"}}})
+        # The button is enabled after both plots are set, so its message comes after theirs
+        # (the run plot's, unless its picture came out the same, when none is sent)
         waiting = {"history plot", "button enabled"}
         start = time.perf_counter()
-        self.client.shell_channel.send(message)
+        self._send(self.ids["button"], {"method": "custom", "content": {"event": "click"}})
         while waiting:
-            reply = self.client.get_iopub_msg(timeout=60)
-            content = reply["content"]
-            if reply["msg_type"] != "comm_msg":
-                continue
-            if (content["comm_id"] == self.history_plot
+            content = self._next_comm_msg()
+            if (content["comm_id"] == self.ids["history plot"]
                     and ["value"] in content["data"].get("buffer_paths", [])):
                 waiting.discard("history plot")
-            if (content["comm_id"] == self.button
+            if (content["comm_id"] == self.ids["button"]
                     and content["data"].get("state", {}).get("disabled") is False):
                 waiting.discard("button enabled")
-        elapsed = time.perf_counter() - start
+        wall = time.perf_counter() - start
         self.execute("playground.wait()")
-        cpu = float(self.execute("print(time.process_time())")) - cpu
-        return elapsed, cpu
+        kernel, drawing = map(float, self.execute(
+            "print(spans[False] - spans[True], spans['drawing'])").split())
+        return {"wall": wall, "kernel": kernel, "drawing": drawing, "transfer": wall - kernel}
+
+    def other_wait(self, what: str) -> float:
+        """Seconds from a control's message to the kernel idle after handling it."""
+        self._changes += 1
+        if what == "clear":  # the history filled again, as it was, before each Clear
+            self.execute("if not playground.history: playground.history[:] = kept; "
+                         "playground.redraw()\nkept = list(playground.history)")
+        data = ({"method": "custom", "content": {"event": "click"}} if what in ("save", "clear")
+                else {"method": "update", "state": {"index": self._changes % 2},
+                      "buffer_paths": []})
+        self._drain()
+        start = time.perf_counter()
+        sent = self._send(self.ids[what], data)
+        while True:
+            reply = self.client.get_iopub_msg(timeout=120)
+            if (reply["msg_type"] == "status" and reply["parent_header"].get("msg_id") == sent
+                    and reply["content"]["execution_state"] == "idle"):
+                return time.perf_counter() - start
+
+    def _send(self, comm_id: str, data: dict) -> str:
+        message = self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        self.client.shell_channel.send(message)
+        return message["header"]["msg_id"]
+
+    def _next_comm_msg(self) -> dict:
+        while True:
+            reply = self.client.get_iopub_msg(timeout=120)
+            if reply["msg_type"] == "comm_msg":
+                return reply["content"]
 
     def _drain(self) -> None:
         with contextlib.suppress(queue.Empty):
@@ -142,11 +198,12 @@ def extract(commit: str, into: pathlib.Path) -> pathlib.Path:
     return target
 
 
-def measure(base: str, presses: int, lengths=HISTORY_LENGTHS) -> dict:
-    """{(clock, tree, n): median seconds}, clock "wall" or "cpu", tree "now" or base."""
+def measure(bases: list[str], presses: int, lengths=HISTORY_LENGTHS) -> dict:
+    """{(what, tree, n): median seconds}: what is a press's "wall", "kernel", "drawing" or
+    "transfer", or one of OTHER_WAITS; tree is "now" or one of `bases`."""
     figures = {}
     with tempfile.TemporaryDirectory(prefix="agentlab-press-") as folder:
-        trees = {"now": ROOT, base: extract(base, pathlib.Path(folder))}
+        trees = {"now": ROOT, **{base: extract(base, pathlib.Path(folder)) for base in bases}}
         for n in lengths:
             kernels = {name: Kernel(source) for name, source in trees.items()}
             try:
@@ -156,44 +213,67 @@ def measure(base: str, presses: int, lengths=HISTORY_LENGTHS) -> dict:
                 for _ in range(presses):
                     for name, kernel in kernels.items():
                         samples[name].append(kernel.press())
+                for name, kernel in kernels.items():  # the waits at n + presses runs
+                    for what in OTHER_WAITS:
+                        figures[what, name, n] = statistics.median(
+                            kernel.other_wait(what) for _ in range(presses))
             finally:
                 for kernel in kernels.values():
                     kernel.close()
             for name, values in samples.items():
-                figures["wall", name, n] = statistics.median(wall for wall, _ in values)
-                figures["cpu", name, n] = statistics.median(cpu for _, cpu in values)
+                for part in ("wall", "kernel", "drawing", "transfer"):
+                    figures[part, name, n] = statistics.median(v[part] for v in values)
     return figures
 
 
-def report(figures: dict, base: str, lengths=HISTORY_LENGTHS) -> str:
-    lines = []
-    for clock, title in [("wall", "press to redrawn, wall clock"),
-                         ("cpu", "the kernel's CPU time over a press (all threads)")]:
-        lines += ["", f"{title}:",
-                  f"{'runs in the history':>20} {'now (ms)':>10} {base + ' (ms)':>14} "
-                  f"{'now/then':>9}"]
+def report(figures: dict, bases: list[str], lengths=HISTORY_LENGTHS) -> str:
+    trees = ["now", *bases]
+    heading = (f"{'runs in the history':>20} " + " ".join(f"{t + ' (ms)':>13}" for t in trees)
+               + " " + " ".join(f"{'now/' + b:>12}" for b in bases))
+
+    def table(what: str) -> list[str]:
+        lines = [heading]
         for n in lengths:
-            now, then = figures[clock, "now", n], figures[clock, base, n]
-            lines.append(f"{n:>20} {now * 1000:>10.0f} {then * 1000:>14.0f} {now / then:>8.2f}x")
-        for tree in ("now", base):
-            growth = ", ".join(
-                f"{n} runs {figures[clock, tree, n] / figures[clock, tree, lengths[0]]:.2f}x"
-                for n in lengths[1:])
-            lines.append(f"{tree}, against one run: {growth}")
+            times = [figures[what, tree, n] for tree in trees]
+            lines.append(f"{n:>20} " + " ".join(f"{t * 1000:>13.0f}" for t in times) + " "
+                         + " ".join(f"{times[0] / t:>11.2f}x" for t in times[1:]))
+        return lines
+
+    lines = ["", "A Run press, from the click to both plots redrawn and the button back:",
+             *table("wall")]
+    for tree in trees:
+        first = figures["wall", tree, lengths[0]]
+        growth = ", ".join(f"{n} runs {figures['wall', tree, n] / first:.2f}x"
+                           for n in lengths[1:])
+        lines.append(f"{tree}, against one run: {growth}")
+    lines += ["", "How a press splits (ms): the kernel's span (run, step log, drawing), its "
+              "drawing alone, and transfer (the rest of the wall clock):",
+              f"{'runs in the history':>20} {'tree':>9} {'kernel':>8} {'drawing':>8} "
+              f"{'transfer':>9}"]
+    for n in lengths:
+        for tree in trees:
+            lines.append(f"{n:>20} {tree:>9} " + " ".join(
+                f"{figures[part, tree, n] * 1000:>{width}.0f}"
+                for part, width in (("kernel", 8), ("drawing", 8), ("transfer", 9))))
+    for what, title in (("model", "A model change"), ("price", "A price change"),
+                        ("save", "Save history as JSON"), ("clear", "Clear history")):
+        lines += ["", f"{title}, from its message to the kernel done with it (at n + presses "
+                  "runs):", *table(what)]
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--base", default=STARTING_COMMIT, help="the commit to compare with")
+    parser.add_argument("--base", nargs="+", default=[STARTING_COMMIT, MAIN_COMMIT],
+                        help="the commits to compare with")
     parser.add_argument("--presses", type=int, default=7, help="timed presses per tree and n")
+    parser.add_argument("--lengths", type=int, nargs="+", default=list(HISTORY_LENGTHS))
     args = parser.parse_args()
-    figures = measure(args.base, args.presses)
+    figures = measure(args.base, args.presses, args.lengths)
     load = os.getloadavg()[0]
-    print(f"The playground's Run press, medians of {args.presses} presses per tree and history "
-          f"length, the trees alternating (load average {load:.1f} at the end, {os.cpu_count()} "
-          "cores):")
-    print(report(figures, args.base))
+    print(f"The playground's waits, medians of {args.presses} per tree and history length, the "
+          f"trees taking turns (load average {load:.1f} at the end, {os.cpu_count()} cores):")
+    print(report(figures, args.base, args.lengths))
 
 
 if __name__ == "__main__":

@@ -79,19 +79,14 @@ def quick_slow_tutor(monkeypatch):
 
 @pytest.fixture
 def unrendered_plots(monkeypatch):
-    """The playground builds and lays out every figure and walks every artist (text, ticks,
-    bars), but skips rasterising it to PNG pixels: about 40% of a redraw.
+    """The playground draws its figures but skips encoding their pixels as PNGs.
 
-    For tests that read runs and panels, not pictures; test_widgets' history-plot test and
-    the browser test still render and show real PNGs.
+    For tests that read runs and panels, not pictures; test_widgets' picture tests and the
+    browser test still encode and show real PNGs.
     """
     from agentlab.course import playground as widgets
 
-    def drawn_not_rendered(figure) -> bytes:
-        figure.draw_without_rendering()
-        return b"\x89PNG\r\n\x1a\n"  # a PNG's signature: the Image widget gets non-empty bytes
-
-    monkeypatch.setattr(widgets, "_png", drawn_not_rendered)
+    monkeypatch.setattr(widgets, "_encoded", lambda canvas: b"\x89PNG\r\n\x1a\n")
 
 
 @pytest.fixture(scope="session")

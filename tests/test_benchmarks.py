@@ -265,17 +265,21 @@ def test_the_notebook_sessions_run_with_the_readme_commands_own_options():
     assert "--nbval" in options and "--nbval-lax" not in options
 
 
-def test_the_playground_press_report_gives_ratios_to_the_earlier_commit_and_to_one_run():
+def test_the_playground_press_report_gives_ratios_to_the_earlier_commits_and_to_one_run():
     import playground_press
 
-    figures = {(clock, tree, n): seconds
-               for clock in ("wall", "cpu")
-               for tree, scale in (("now", 1.0), ("abc1234", 2.0))
-               for n, seconds in ((1, 0.2 * scale), (40, 0.25 * scale))}
-    text = playground_press.report(figures, "abc1234", lengths=(1, 40))
-    assert "40        250            500     0.50x" in text
+    parts = ("wall", "kernel", "drawing", "transfer", *playground_press.OTHER_WAITS)
+    figures = {(part, tree, n): seconds * (0.5 if part == "drawing" else 1)
+               for part in parts
+               for tree, scale in (("now", 1.0), ("abc1234", 2.0), ("def5678", 4.0))
+               for n, seconds in ((1, 0.02 * scale), (40, 0.025 * scale))}
+    text = playground_press.report(figures, ["abc1234", "def5678"], lengths=(1, 40))
+    assert "40            25            50           100        0.50x        0.25x" in text
     assert "now, against one run: 40 runs 1.25x" in text
-    assert text.count("abc1234, against one run: 40 runs 1.25x") == 2  # wall and CPU
+    assert "def5678, against one run: 40 runs 1.25x" in text
+    assert "40       now       25       12        25" in text  # kernel, drawing, transfer
+    for title in ("A model change", "A price change", "Save history as JSON", "Clear history"):
+        assert title in text
 
 
 def test_the_earlier_commits_package_is_extracted_to_be_imported_first(tmp_path):

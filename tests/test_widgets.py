@@ -74,8 +74,9 @@ def test_plots_are_drawn_once_the_panel_is_shown_and_after_each_run_from_then_on
     import agentlab.course.playground as widgets
 
     drawn = []
-    monkeypatch.setattr(widgets, "_png", lambda figure, _png=widgets._png: drawn.append(
-        [len(ax.patches) for ax in figure.axes]) or _png(figure))
+    draw = widgets._KeptPicture.draw
+    monkeypatch.setattr(widgets._KeptPicture, "draw", lambda picture, *new: drawn.append(
+        [len(ax.patches) for ax in picture.figure.axes]) or draw(picture, *new))
     playground.model.value = "tutor-looper"
     for steps in (1, 2):  # driven from code, not shown (notebook 5's demo): nothing to draw
         playground.max_steps.value = steps
@@ -345,7 +346,7 @@ def test_the_figures_are_kept_between_runs_and_redrawn_in_place(playground):
         playground.max_steps.value = steps
         playground.run_button.click()
         figures = playground._figures
-        history, run = figures
+        history, run = (picture.figure for picture in figures)
         assert playground._figures is figures  # the same two figures after every run
     steps, cost = history.axes
     assert [p.get_height() for p in steps.patches] == [1, 2, 3]
@@ -355,10 +356,16 @@ def test_the_figures_are_kept_between_runs_and_redrawn_in_place(playground):
     spent, tokens, times = run.axes
     assert len(spent.get_lines()[0].get_xdata()) == 3 and len(tokens.patches) == 4 * 3
     assert [t.get_text() for t in times.get_legend().get_texts()] == ["model", "tools"]
-    last_scale = times.get_xlim()  # the seconds of the last run's steps
+    assert times.get_xlim()[1] >= max(s.model_seconds + s.tool_seconds  # every step shows
+                                      for s in playground.history[-1].steps)
     playground.max_cost_usd.value = 1e-5  # too small for one call: a run with no step
     playground.run_button.click()
-    assert playground.history[-1].steps == [] and times.get_xlim() != last_scale
+    # an empty timeline, on an emptied axes' scale ended past its round number
+    from agentlab.course.playground import _round_up
+
+    assert playground.history[-1].steps == [] and len(times.patches) == 0
+    right = times.get_xlim()[1] / 1.05
+    assert times.get_xlim()[0] == 0 and right == pytest.approx(_round_up(right))
 
 
 def test_the_plots_are_drawn_at_the_size_they_are_shown():
@@ -382,7 +389,7 @@ def test_a_run_added_to_the_history_adds_its_bars_and_keeps_the_others(playgroun
         playground.model.value = "tutor-looper"
         playground.max_steps.value = steps
         playground.run_button.click()
-    steps_axes, cost_axes = playground._figures[0].axes
+    steps_axes, cost_axes = playground._figures[0].figure.axes
     before = list(steps_axes.patches)
     playground.max_steps.value = 3
     playground.run_button.click()
@@ -396,3 +403,151 @@ def test_a_run_added_to_the_history_adds_its_bars_and_keeps_the_others(playgroun
     playground.clear()
     playground.run_button.click()
     assert [p.get_height() for p in steps_axes.patches] == [4] and len(cost_axes.patches) == 1
+
+
+# --- the pictures kept as pixels: a press redraws only what changed -------------------------
+
+def pixels(image):
+    """An Image widget's PNG as an array of pixels (rows x columns x RGB)."""
+    import io
+
+    import numpy
+    from PIL import Image
+
+    return numpy.array(Image.open(io.BytesIO(bytes(image.value))))
+
+
+def drawn_whole(picture):
+    """The same figure drawn afresh on a new canvas: what the kept pixels must equal."""
+    import io
+
+    import numpy
+    from PIL import Image
+
+    from agentlab.course.playground import _KeptPicture
+
+    fresh = _KeptPicture(picture.figure)
+    fresh.draw()
+    return numpy.array(Image.open(io.BytesIO(fresh.png())))
+
+
+def test_each_press_shows_the_same_pixels_as_the_figures_drawn_afresh(playground):
+    """Painting over kept pixels must not show what a whole drawing would not: after runs that
+    add a bar, change the step limit, stop with no step (its "0" mark), change the legend
+    and pass the room on the x axis (10 runs), both plots are the figures drawn afresh."""
+    import numpy
+
+    playground._repr_mimebundle_()
+    playground.model.value = "tutor-looper"
+    settings = [{"max_steps": 2}, {"max_steps": 3}, {"max_steps": 3},
+                {"max_cost_usd": 1e-5}, {"max_cost_usd": 0.5, "max_steps": 1}]
+    settings += [{"max_steps": 2 + i % 2} for i in range(7)]  # runs 6 to 12: past 10
+    for number, setting in enumerate(settings, 1):
+        for name, value in setting.items():
+            getattr(playground, name).value = value
+        playground.run_button.click()
+        history, run = playground._figures
+        assert (pixels(playground.history_plot) == drawn_whole(history)).all(), number
+        assert (pixels(playground.run_plot) == drawn_whole(run)).all(), number
+    assert len(playground.history) == 12 and playground.history[3].steps == []
+    for image, picture in zip((playground.history_plot, playground.run_plot), playground._figures):
+        picture.canvas.draw()  # and matplotlib's own drawing of the whole figure agrees
+        assert (pixels(image) == numpy.array(picture.canvas.buffer_rgba())[..., :3]).all()
+
+
+def test_a_new_run_repaints_only_its_own_place_and_the_titles(playground, monkeypatch):
+    """With the history's frame unchanged, a press paints the new run's bar and limit mark
+    and each title; every other pixel of the history plot stays as it was."""
+    import numpy
+
+    import agentlab.course.playground as widgets
+
+    playground._repr_mimebundle_()
+    playground.model.value = "tutor-looper"
+    for steps in (2, 3, 2):
+        playground.max_steps.value = steps
+        playground.run_button.click()
+    before = pixels(playground.history_plot)
+    painted, frames = [], []
+    paint, draw_frame = widgets._KeptPicture._paint, widgets._KeptPicture._draw_frame
+    monkeypatch.setattr(widgets._KeptPicture, "_paint", lambda picture, box, *rest: (
+        picture is playground._figures[0] and painted.append(box)) or paint(picture, box, *rest))
+    monkeypatch.setattr(widgets._KeptPicture, "_draw_frame", lambda picture, ax, *rest: (
+        frames.append(picture)) or draw_frame(picture, ax, *rest))
+    playground.max_steps.value = 3
+    playground.run_button.click()
+
+    history = playground._figures[0]
+    assert history not in frames  # the history's frame (axes, ticks, labels) was kept
+    assert len(painted) == 4  # per axes: the new run's place, then the title's
+    steps, cost = history.figure.axes
+    for ax, (run_box, title_box) in zip((steps, cost), [painted[:2], painted[2:]]):
+        bar = ax.patches[3].get_window_extent()
+        assert run_box.x0 <= bar.x0 and bar.x1 <= run_box.x1
+        assert run_box.width < ax.bbox.width / 4  # its place, not the axes
+        assert title_box.y0 >= ax.bbox.y1 - 3  # above the axes
+    after = pixels(playground.history_plot)
+    changed = numpy.argwhere((after != before).any(axis=2))
+    height = after.shape[0]
+    for row, column in changed:  # every changed pixel lies in a painted box
+        assert any(box.x0 <= column < box.x1 and box.y0 <= height - row <= box.y1
+                   for box in painted), (row, column)
+    assert len(changed) > 0
+
+
+def test_the_history_axis_has_room_for_the_runs_to_come(playground, monkeypatch):
+    """A run that fits the room adds its bar and moves no other; past it, the room grows
+    (10, 20, 50...) and the frame is drawn again."""
+    from agentlab.course import plots
+
+    assert [plots.room_for(n) for n in (0, 1, 10, 11, 40, 50, 51, 200, 201)] == [
+        10, 10, 10, 20, 50, 50, 100, 200, 500]
+    playground._repr_mimebundle_()
+    playground.run_button.click()
+    steps, cost = playground._figures[0].figure.axes
+    assert steps.get_xlim() == cost.get_xlim() == pytest.approx((-0.6, 9.6))
+    assert [t.get_text() for t in steps.get_xticklabels()] == [f"#{i}" for i in range(1, 11)]
+    playground.history.extend(playground.history * 9)  # ten runs: still the same room
+    playground.run_button.click()
+    assert steps.get_xlim() == pytest.approx((-0.6, 19.6))
+    assert [t.get_text() for t in steps.get_xticklabels()] == ["#1", *(f"#{i}" for i in
+                                                                      range(2, 21, 2))]
+    # the plots elsewhere are laid out for the runs they have, as before
+    ax = plots.steps_per_run(playground.history[:2])
+    assert ax.get_xlim() == pytest.approx((-0.6, 2.6))
+
+
+def test_the_drawn_pngs_are_the_size_they_are_shown_at_after_every_kind_of_press(playground):
+    """820 px wide at 72 dpi (a point is a pixel): the first drawing, a press that paints
+    over the kept picture, and the press after Clear."""
+    playground._repr_mimebundle_()
+    for _ in range(2):
+        playground.run_button.click()
+        assert pixels(playground.history_plot).shape == (309, 820, 3)
+        assert pixels(playground.run_plot).shape == (518, 820, 3)
+    playground.clear()
+    playground.run_button.click()
+    assert pixels(playground.history_plot).shape == (309, 820, 3)
+
+
+def test_a_model_or_price_change_and_save_draw_nothing_and_keep_the_state(
+        playground, monkeypatch, tmp_path):
+    """The other controls answer at once: none of them draws, and each leaves the history,
+    the pictures and the panel as a student expects."""
+    import agentlab.course.playground as widgets
+
+    playground._repr_mimebundle_()
+    playground.run_button.click()
+    shown = bytes(playground.history_plot.value), bytes(playground.run_plot.value)
+    drawn = []
+    monkeypatch.setattr(widgets._KeptPicture, "draw", lambda *args: drawn.append(args))
+    playground.model.value = "tutor-verbose"
+    playground.priced_as.value = "gpt-4o"
+    assert playground.save(tmp_path / "runs.json") is not None
+    assert drawn == [] and len(playground.history) == 1
+    assert (bytes(playground.history_plot.value), bytes(playground.run_plot.value)) == shown
+    assert playground.model.value == "tutor-verbose" and playground.priced_as.value == "gpt-4o"
+    playground.clear()  # hides the plots; nothing to draw until the next run
+    assert drawn == [] and playground.history == []
+    assert playground.history_plot.layout.display == "none"
+    assert bytes(playground.history_plot.value) == b""

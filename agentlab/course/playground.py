@@ -25,15 +25,18 @@ Design notes:
   are kept in the history like any other run.
 - The plots are drawn for a panel someone can see: after each run once the panel has been
   shown, and at once when it is first shown. A copy driven from code and never shown (notebook
-  5's `demo`) skips the two figures. They are made once and redrawn in place after each run
-  (benchmarks/playground_press.py times a press), at the size they are shown, and hidden
-  until there is a run to draw. Shown means displayed itself
+  5's `demo`) skips the two figures. They are made once and kept as pixels, at the size they
+  are shown, and hidden until there is a run to draw. A press redraws only what changed: the
+  new run's bar and limit marks and the titles on the history plot (whose x axis keeps room
+  for the runs to come), and on the last run's plot what is on axes whose ticks held
+  (_KeptPicture; benchmarks/playground_press.py times a press). Shown means displayed itself
   (`playground` or `playground.panel` as a cell's result, or display()); a panel put inside
   another container is not told, so call `playground.redraw()` after its runs there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import json
@@ -88,11 +91,15 @@ def _price_option(price) -> tuple:
     return str(getattr(price, "model", price)), price
 
 
-def _png(figure) -> bytes:
-    """The figure as a PNG at 72 dpi (a point is a pixel). zlib's fastest level: about 6 ms
-    sooner a figure than the default, for a PNG a few percent larger (~40-60 KB)."""
+def _encoded(canvas) -> bytes:
+    """The canvas's pixels as they are, as a PNG: RGB (the figures are opaque, so a quarter
+    fewer bytes to send than RGBA) at zlib's fastest level (~40-60 KB, a few ms sooner)."""
+    from PIL import Image
+
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=72, pil_kwargs={"compress_level": 1})
+    pixels = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(),
+                              "raw", "RGBA", 0, 1)
+    pixels.convert("RGB").save(buffer, format="png", compress_level=1)
     return buffer.getvalue()
 
 
@@ -107,19 +114,20 @@ MARGINS = {"left": 0.09, "right": 0.98, "bottom": 0.13, "top": 0.8, "wspace": 0.
 def _figures():
     """The playground's two figures, made once and redrawn in place after every run.
 
-    Outside pyplot's global state (safe to draw on the run's background thread), with fixed
-    margins: a layout pass per redraw (tight_layout) would cost as much as the drawing.
+    Outside pyplot's global state (safe to draw on the run's background thread), each on its
+    own Agg canvas at 72 dpi, with fixed margins: a layout pass per redraw (tight_layout)
+    would cost as much as the drawing.
     """
     from matplotlib.figure import Figure
 
-    history = Figure(figsize=HISTORY_SIZE)
+    history = Figure(figsize=HISTORY_SIZE, dpi=72)
     history.subplots(1, 2)
     history.subplots_adjust(**MARGINS)
-    run = Figure(figsize=RUN_SIZE)
+    run = Figure(figsize=RUN_SIZE, dpi=72)
     grid = run.add_gridspec(2, 2, height_ratios=(3, 2), hspace=0.6)
     run.add_subplot(grid[0, 0]), run.add_subplot(grid[0, 1]), run.add_subplot(grid[1, :])
     run.subplots_adjust(**{**MARGINS, "bottom": 0.08, "top": 0.88})
-    return history, run
+    return _KeptPicture(history), _KeptPicture(run)
 
 
 def _emptied(figure, keep_bars: bool = False) -> list:
@@ -142,6 +150,8 @@ def _emptied(figure, keep_bars: bool = False) -> list:
         if ax.get_yscale() != "linear":
             ax.set_yscale("linear")
         ax.yaxis.set_inverted(False)
+        if keep_bars:  # the history's plots set both limits; relim would measure every bar
+            continue
         # A fresh axes' limits, then autoscaling on: a run with no steps draws nothing, and
         # must not be shown on the last run's scale
         ax.set_xlim(0, 1)
@@ -149,6 +159,243 @@ def _emptied(figure, keep_bars: bool = False) -> list:
         ax.relim()
         ax.autoscale()
     return figure.axes
+
+
+class _KeptPicture:
+    """A figure kept as pixels between runs, redrawn only where its picture changed.
+
+    Each axes has a frame (its background, grid, ticks and labels) and what is drawn on it
+    (bars, lines, marks, spines, title, legend). The frames are kept as pixels: an axes whose
+    limits and ticks are as they were keeps its frame, and only what is on it is painted
+    again over that frame. In the history plot, a run added to the history paints only its
+    own bar and limit marks, and the new title (new_runs); its x axis has room for the runs to
+    come (plots.room_for), so that no other bar moves.
+    """
+
+    def __init__(self, figure):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        self.figure, self.canvas = figure, FigureCanvasAgg(figure)
+        self._frame = None  # the frames' pixels, rows from the top (height x width x 4)
+        self._frame_keys = {}  # axes -> what its frame was drawn from (see _frame_key)
+        self._frame_boxes = {}  # axes -> where its frame was drawn (ticks and labels included)
+        self._titles = {}  # axes -> where its title was drawn, to be painted over
+        self._legends = {}  # axes -> what its legend said (see _legend_key)
+
+    def draw(self, new_runs: range | None = None) -> None:
+        """Bring the pixels up to date with the axes. `new_runs`: only these runs' bars and
+        marks were added since the last drawing (and the titles changed)."""
+        renderer = self.canvas.get_renderer()
+        if self._frame is None:
+            self._draw_frames()
+            new_runs = None  # nothing is on the frames yet
+        for ax in self.figure.axes:
+            if self._frame_keys[ax] != self._frame_key(ax):
+                self._draw_frame(ax, renderer)
+                self._paint_axes(ax, renderer)
+            elif (new_runs is None or self._legends.get(ax) != _legend_key(ax, renderer)
+                  or not self._paint_runs(ax, new_runs, renderer)):
+                self._paint_axes(ax, renderer)
+        self._titles = {ax: ax.title.get_window_extent(renderer) for ax in self.figure.axes}
+        self._legends = {ax: _legend_key(ax, renderer) for ax in self.figure.axes}
+
+    def png(self) -> bytes:
+        return _encoded(self.canvas)
+
+    # --- the frames --------------------------------------------------------------------------
+
+    @staticmethod
+    def _on_frame(ax) -> list:
+        """What is drawn on the frame: all the axes holds but its background and axis."""
+        return [*ax.patches, *ax.lines, *ax.collections, *ax.texts, *ax.spines.values(),
+                ax.title, *([ax.legend_] if ax.legend_ else [])]
+
+    @staticmethod
+    def _frame_key(ax) -> tuple:
+        """What a frame is drawn from: limits, scales, ticks and axis labels.
+
+        Example: a history plot's steps axes -> ((-0.6, 9.6), (0.0, 18.9), 'linear', ...)
+        """
+        return (ax.get_xlim(), ax.get_ylim(), ax.get_xscale(), ax.get_yscale(),
+                tuple(ax.get_xticks()), tuple(ax.get_yticks()),
+                tuple(t.get_text() for t in ax.get_xticklabels()),
+                tuple(t.get_text() for t in ax.get_yticklabels()),
+                ax.get_xlabel(), ax.get_ylabel())
+
+    def _draw_frames(self) -> None:
+        """Every frame at once, the first time: the whole figure with nothing on its axes."""
+        import numpy as np
+
+        with _hidden([a for ax in self.figure.axes for a in self._on_frame(ax)]):
+            self.canvas.draw()
+        self._frame = np.array(self.canvas.buffer_rgba())  # a copy: the canvas goes on
+        renderer = self.canvas.get_renderer()
+        for ax in self.figure.axes:
+            self._frame_keys[ax] = self._frame_key(ax)
+            with _hidden(self._on_frame(ax)):
+                self._frame_boxes[ax] = _whole_pixels(ax.get_tightbbox(renderer))
+            self._titles[ax] = ax.title.get_window_extent(renderer)
+
+    def _draw_frame(self, ax, renderer) -> None:
+        """One axes' frame again, where the old one was and the new one goes."""
+        from matplotlib.colors import to_rgba
+        from matplotlib.transforms import Bbox
+
+        with _hidden(self._on_frame(ax)):
+            box = _whole_pixels(ax.get_tightbbox(renderer))
+            region = _pixels(self._frame, Bbox.union([box, self._frame_boxes[ax]]))
+            self._frame[region] = [round(255 * c) for c in to_rgba(self.figure.get_facecolor())]
+            canvas = self._canvas_pixels()
+            canvas[region] = self._frame[region]
+            ax.draw(renderer)
+            self._frame[region] = canvas[region]
+        self._frame_keys[ax], self._frame_boxes[ax] = self._frame_key(ax), box
+
+    # --- what is on them ---------------------------------------------------------------------
+
+    def _paint_axes(self, ax, renderer) -> None:
+        """All that is on the axes, over its frame: within the axes, the old and new titles'
+        places and the legend's."""
+        from matplotlib.transforms import Bbox
+
+        places = [ax.bbox.padded(2), self._titles[ax], ax.title.get_window_extent(renderer)]
+        if ax.legend_:
+            places.append(ax.legend_.get_window_extent(renderer))
+        self._paint(_whole_pixels(Bbox.union(places)), self._on_frame(ax), renderer)
+
+    def _paint_runs(self, ax, new_runs: range, renderer) -> bool:
+        """Only the new runs' bars and marks, and the title; False (nothing painted) where a
+        new run's place meets the legend, which cannot be drawn in part."""
+        from matplotlib.transforms import Bbox
+
+        boxes = [self._run_box(ax, i, renderer) for i in new_runs]
+        legend = ax.legend_.get_window_extent(renderer) if ax.legend_ else None
+        if legend is not None and any(box.overlaps(legend) for box in boxes):
+            return False
+        for box in boxes:
+            self._paint(box, self._touching(ax, box), renderer)
+        title = ax.title.get_window_extent(renderer)  # the old title's place, and the new's
+        self._paint(_whole_pixels(Bbox.union([self._titles[ax], title]).padded(2)),
+                    [ax.title, *ax.spines.values()], renderer)  # the top spine is under it
+        return True
+
+    @staticmethod
+    def _run_box(ax, index: int, renderer):
+        """Where run `index` is drawn, in whole pixels: its bar, its "0" mark and its limit
+        marks (as wide as the marker, which in a long history is wider than a run's place),
+        within the axes."""
+        from matplotlib.transforms import Bbox
+
+        parts = [ax.patches[index].get_window_extent(renderer)]
+        parts += [t.get_window_extent(renderer) for t in ax.texts
+                  if t.get_position()[0] == index]
+        for marks in ax.collections:
+            # The marker's own shape (a "_" is a line as wide as its size and as high as its
+            # line is thick), in points, then pixels
+            shape = marks.get_paths()[0].get_extents()
+            size = marks.get_sizes().max() ** 0.5 * ax.figure.dpi / 72
+            thick = marks.get_linewidths().max() / 2 * ax.figure.dpi / 72
+            wide = size * max(abs(shape.x0), abs(shape.x1)) + thick
+            high = size * max(abs(shape.y0), abs(shape.y1)) + thick
+            offsets = marks.get_offsets()
+            for x, y in ax.transData.transform(offsets[offsets[:, 0] == index]):
+                parts.append(Bbox.from_extents(x - wide, y - high, x + wide, y + high))
+        return _whole_pixels(Bbox.intersection(Bbox.union(parts).padded(2), ax.bbox))
+
+    @staticmethod
+    def _touching(ax, box) -> list:
+        """What is drawn inside `box`: the bars of the runs it spans, the limit marks, the
+        "0" marks near it, and the spines, which lie over the bars."""
+        left, right = ax.transData.inverted().transform([(box.x0, 0), (box.x1, 0)])[:, 0]
+        bars = ax.patches[max(0, int(left)):max(0, int(right) + 2)]
+        zeros = [t for t in ax.texts if left - 1 <= t.get_position()[0] <= right + 1]
+        return [*bars, *ax.collections, *zeros, *ax.spines.values()]
+
+    def _paint(self, box, artists, renderer) -> None:
+        """The frame's pixels inside `box`, then `artists` drawn over them, clipped to it."""
+        from matplotlib.transforms import Bbox
+
+        region = _pixels(self._frame, box)
+        self._canvas_pixels()[region] = self._frame[region]
+        for artist in sorted(artists, key=lambda a: a.get_zorder()):
+            clip_on, clip_box = artist.get_clip_on(), artist.get_clip_box()
+            inside = box if clip_box is None else Bbox.intersection(clip_box, box)
+            if inside is None:  # its own clip and the box do not meet: nothing to draw
+                continue
+            artist.set_clip_on(True)
+            artist.set_clip_box(inside)
+            try:
+                artist.draw(renderer)
+            finally:
+                artist.set_clip_on(clip_on)
+                artist.set_clip_box(clip_box)
+
+    def _canvas_pixels(self):
+        import numpy as np
+
+        return np.asarray(self.canvas.buffer_rgba())
+
+
+def _legend_key(ax, renderer) -> tuple | None:
+    """What the axes' legend says, and where: a legend that changed is painted again whole.
+
+    Example: ('answered', 'step limit (max_steps)', (576.0, 218.5, 160.1, 45.2))
+    """
+    if ax.legend_ is None:
+        return None
+    return (*(t.get_text() for t in ax.legend_.get_texts()),
+            tuple(ax.legend_.get_window_extent(renderer).bounds))
+
+
+@contextlib.contextmanager
+def _hidden(artists):
+    """The artists made invisible for a while (drawing a frame without what is on it)."""
+    shown = [a for a in artists if a.get_visible()]
+    for artist in shown:
+        artist.set_visible(False)
+    try:
+        yield
+    finally:
+        for artist in shown:
+            artist.set_visible(True)
+
+
+def _pixels(image, box) -> tuple:
+    """The rows and columns of `image` (rows from the top) inside `box` (display pixels, y
+    from the bottom), cut to the image.
+
+    Example: in a 310-row image, Bbox([[10, 4], [21, 9]]) -> rows 301:306, columns 10:21
+    """
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = (int(v) for v in box.extents)
+    return (slice(max(0, height - y1), max(0, height - max(0, y0))),
+            slice(max(0, x0), max(0, min(width, x1))))
+
+
+def _round_up(value: float) -> float:
+    """The next 1, 2 or 5 times a power of ten, from `value` up.
+
+    Example: 0.0123 -> 0.02; 0.05 -> 0.05; 3.2 -> 5.0; 0 -> 1.0
+    """
+    import math
+
+    if value <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= value * (1 - 1e-9))
+
+
+def _whole_pixels(box):
+    """The box grown to whole pixels, so that what is restored and what is drawn agree.
+
+    Example: Bbox([[10.3, 4.8], [20.1, 9.0]]) -> Bbox([[10, 4], [21, 9]])
+    """
+    import math
+
+    from matplotlib.transforms import Bbox
+
+    return Bbox.from_extents(math.floor(box.x0), math.floor(box.y0), math.ceil(box.x1),
+                             math.ceil(box.y1))
 
 
 class _PressButton(W.Button):
@@ -380,21 +627,28 @@ class Playground:
                 self._figures = _figures()
             history, run = self._figures
             # The history plot holds a bar for each run drawn before: when the history only
-            # grew since, those bars stay and the new runs' are added (the axes, titles,
-            # limits and legends are drawn again all the same).
+            # grew since, those bars stay, and the new runs' bars are added and painted over
+            # the picture (titles, limit marks and legends are made again all the same).
             drawn = len(self._drawn_runs)
             grew = drawn < len(self.history) and all(
                 a is b for a, b in zip(self.history, self._drawn_runs))
-            steps, cost = _emptied(history, keep_bars=grew)
-            plots.steps_per_run(self.history, steps, drawn=drawn if grew else 0)
-            plots.cost_per_run(self.history, cost, drawn=drawn if grew else 0)
+            steps, cost = _emptied(history.figure, keep_bars=grew)
+            room = plots.room_for(len(self.history))
+            plots.steps_per_run(self.history, steps, drawn=drawn if grew else 0, room=room)
+            plots.cost_per_run(self.history, cost, drawn=drawn if grew else 0, room=room)
+            history.draw(range(drawn, len(self.history)) if grew else None)
             self._drawn_runs = list(self.history)
-            spent, tokens, times = _emptied(run)
+            spent, tokens, times = _emptied(run.figure)
             plots.cumulative_cost(self.history[-1], spent)
             plots.tokens_per_step(self.history[-1], tokens)
             plots.timeline(self.history[-1], times)
-            self.history_plot.value = _png(history)
-            self.run_plot.value = _png(run)
+            # Seconds are measured: no two runs take the same. Ending the axis just past a
+            # round number above them keeps the timeline's frame (its ticks) from run to run;
+            # the 5% past it leaves room for the last tick's label inside the picture.
+            times.set_xlim(0, 1.05 * _round_up(times.get_xlim()[1]))
+            run.draw()
+            self.history_plot.value = history.png()
+            self.run_plot.value = run.png()
             self.history_plot.layout.display = self.run_plot.layout.display = None
 
     def _hide_plots(self) -> None:

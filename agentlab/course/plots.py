@@ -102,12 +102,12 @@ def _money_axis(ax, label: str):
     ax.set_ylabel(label, fontsize=FONT)
 
 
-def _reason_legend(ax, runs, extra=()):
+def _reason_legend(ax, runs, extra=(), loc="best"):
     reasons = [r for r in STOP_REASONS if any(run.stop_reason == r for run in runs)]
     handles = [Patch(color=COLOURS[r], label=r) for r in reasons] + list(extra)
     columns = 2 if len(handles) > 3 else 1
     _room_for_legend(ax, rows=-(-len(handles) // columns))
-    ax.legend(handles=handles, fontsize=FONT - 2, loc="best", ncol=columns, framealpha=0.9)
+    ax.legend(handles=handles, fontsize=FONT - 2, loc=loc, ncol=columns, framealpha=0.9)
 
 
 def _room_for_legend(ax, rows: int):
@@ -129,19 +129,33 @@ def _room_for_legend(ax, rows: int):
 RUN_TICKS = 10  # beyond this many runs, a label per bar would run together: label some
 
 
-def _run_axis(ax, runs):
+def _run_axis(ax, runs, room: int | None = None):
     """Runs on the x axis: each labelled up to RUN_TICKS runs, then #1 and every 2nd, 5th,
     10th, 20th... run, so the labels stay readable (and cheap to draw) in a long history.
+    `room`: lay the axis out for that many runs, labelled alike, however many there are yet.
 
     Example: 40 runs are labelled #1, #5, #10, ..., #40
     """
-    ax.set_xlim(-0.6, max(len(runs), 3) - 0.4)  # one run is one bar, not a wall
+    slots = len(runs) if room is None else max(room, len(runs))
+    ax.set_xlim(-0.6, max(slots, 3) - 0.4)  # one run is one bar, not a wall
     step = 1
-    while len(runs) / step > RUN_TICKS:
+    while slots / step > RUN_TICKS:
         step = step * 5 // 2 if str(step).startswith("2") else step * 2  # 1, 2, 5, 10, 20...
-    shown = sorted({0, *range(step - 1, len(runs), step)}) if runs else []
+    shown = sorted({0, *range(step - 1, slots, step)}) if slots else []
     ax.set_xticks(shown, [f"#{i + 1}" for i in shown])
     ax.set_xlabel("run", fontsize=FONT)
+
+
+def room_for(runs: int) -> int:
+    """Room on a history plot's x axis for `runs` runs and those to come: 10, 20, 50, 100,
+    200, 500... (the playground's, so that a new run adds its bar and moves no other).
+
+    Example: 1 -> 10; 10 -> 10; 11 -> 20; 40 -> 50; 200 -> 200; 201 -> 500
+    """
+    room = 10
+    while room < runs:
+        room = room * 5 // 2 if str(room).startswith("2") else room * 2  # 10, 20, 50, 100...
+    return room
 
 
 def _run_bars(ax, runs: list[Run], heights: list[float], drawn: int) -> None:
@@ -152,9 +166,10 @@ def _run_bars(ax, runs: list[Run], heights: list[float], drawn: int) -> None:
            color=[COLOURS[r.stop_reason] for r in runs[drawn:]], width=0.6)
 
 
-def steps_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0):
+def steps_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0, room: int | None = None):
     """One bar per run: how many steps it took, coloured by why it stopped; its max_steps drawn.
-    `drawn`: how many of the runs' bars `ax` holds already (see _run_bars)."""
+    `drawn`: how many of the runs' bars `ax` holds already (see _run_bars). `room`: the x axis
+    laid out for that many runs (see room_for), the legend kept top right, above the bars."""
     runs = list(runs)
     answered = sum(r.stop_reason == "answered" for r in runs)
     # The others did not all hit a limit: an error or the Stop button ends a run too.
@@ -173,15 +188,15 @@ def steps_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0):
     ax.set_ylabel("steps (model calls)", fontsize=FONT)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(0, max([1, *limits, *(len(r.steps) for r in runs)]) * 1.25)
-    _run_axis(ax, runs)
+    _run_axis(ax, runs, room)
     limit = plt.Line2D([], [], color=LIMIT, lw=3, label="step limit (max_steps)")
-    _reason_legend(ax, runs, [limit])
+    _reason_legend(ax, runs, [limit], loc="best" if room is None else "upper right")
     return ax
 
 
-def cost_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0):
-    """One bar per run: what it cost; its budget (max_cost_usd) drawn. `drawn`: how many of
-    the runs' bars `ax` holds already (see _run_bars)."""
+def cost_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0, room: int | None = None):
+    """One bar per run: what it cost; its budget (max_cost_usd) drawn. `drawn` and `room`:
+    as for steps_per_run."""
     runs = list(runs)
     over = sum(1 for r in runs if r.limits.get("max_cost_usd") is not None
                and r.cost_usd > r.limits["max_cost_usd"])
@@ -199,8 +214,9 @@ def cost_per_run(runs: Sequence[Run], ax=None, *, drawn: int = 0):
     else:
         ax.set_ylim(0, max(values) * 1.25)
     _money_axis(ax, "cost (US dollars, priced from tokens)")
-    _run_axis(ax, runs)
-    _reason_legend(ax, runs, [plt.Line2D([], [], color=LIMIT, lw=3, label="budget (max_cost_usd)")])
+    _run_axis(ax, runs, room)
+    budget = plt.Line2D([], [], color=LIMIT, lw=3, label="budget (max_cost_usd)")
+    _reason_legend(ax, runs, [budget], loc="best" if room is None else "upper right")
     return ax
 
 
