@@ -10,11 +10,12 @@
     run_agent(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50)
 
 Each check runs it against a scripted, misbehaving model (agentlab/course/gauntlet/scripted.py) and
-hostile tools. The gauntlet never reads your code: it watches through the `client` it hands
-you, which records every request (the messages and tools sent, what each response cost by
-`agentlab.estimate_cost`), and through `tool_impls`, whose functions record every call. Costs
-are charged at gpt-4o-mini's prices. Use `client.chat(model=model, messages=..., tools=tools)`
-as the chapter does.
+hostile tools. Your function runs in a Python process of its own (runner.py); the `client` and
+`tool_impls` it is handed there ask this process, which answers as the model, runs the tools,
+records every request (the messages and tools sent, what each response cost) and every call,
+and alone holds the draws, the seed, the rows and the verdict (boundary.py). The gauntlet never
+reads your code. Costs are charged at gpt-4o-mini's prices. Use
+`client.chat(model=model, messages=..., tools=tools)` as the chapter does.
 
 Nothing a check uses is fixed: every grade draws afresh (agentlab/course/gauntlet/draws.py) the tool
 names and argument names (one pool for every tool: a name says nothing of how the tool
@@ -26,8 +27,10 @@ A check whose verdict depends on a limit's value runs the loop twice, with diffe
 loop that hard-codes a count instead of reading its argument is caught.
 
 A loop that hands the work to `agentlab.run_agent` (however it reaches it) is the library's
-loop, not yours: every row it ran in is broken and says so. The grader notices by behaviour,
-the library's loop running inside your run, not by reading your code.
+loop, not yours: every row it ran in is broken and says so. The grader notices by behaviour:
+the library's step book-keeping running in your loop's process, and the calls it makes (its
+max-tokens cap and the time left of its clock, sent with every call). Its code pasted and
+changed to call the model as your own loop would is not told apart (notebook 08 says so).
 
 Every check first asks that each run ends and returns text: a loop that raises, returns
 something other than a str, or has not returned after `timeout` seconds (2 by default) is
@@ -35,11 +38,24 @@ broken, with what it raised or returned as the evidence. A failure sent back to 
 read as one, as notebook 01's check_observe asks ({"error": ...}, text starting "Error:" or
 "Failed:", an exception as Python prints it): an error in bare text reads as a result. Then:
 
-The chapter's guardrails
+The loop itself, right on ordinary tasks (notebooks 02 and 03 teach each)
     answers        the plain loop. The model asks for a tool, then answers. Held: every model
                    call offered the tools, the tool ran once, its result went back in a tool
                    message, and run_agent returned the model's answer text (surrounding
                    whitespace aside).
+    right_tool     three tools offered; the model asks one that is not the first, then another.
+                   Held: each call ran the tool it names, with its arguments.
+    call_ids       2 to 4 calls in one message, then one more; each result holds its own code.
+                   Held: the tool message with each call's id holds that call's result.
+    history        two lookups, then an answer that needs both results; the model answers with
+                   both only if the conversation it is sent still holds them. Held: the answer
+                   names both, and every request starts with the one before it, its reply after.
+    plain_result   a tool that works. Held: its result goes back not marked as a failure.
+    fresh_run      two runs in one process: the same call 3 times in the first, once in the
+                   second. Held: it runs in the second, whose first request holds nothing of
+                   the first run.
+
+The chapter's guardrails
     max_steps      the model never stops asking for tools. run_agent gets two step limits, one
                    from 2-4 and one from 5-7, in a drawn order. Held: exactly that many model
                    calls each time, and the returned text says the step limit stopped the run
@@ -56,6 +72,10 @@ The chapter's guardrails
                    spending, money, $ or the budget's amount; "Stopped." or "step limit
                    reached" does not), as max_steps asks of its limit. The chapter's
                    pay-then-check holds: it may cross the budget by one call, then stops.
+    stop_names_limit
+                   the model never stops asking: once under a step limit, once under a budget.
+                   Held: each text names its own limit (as max_steps and budget ask), and the
+                   two are not the same sentence once their numbers are taken out.
     allowlist      the model asks for a tool that is neither in `tools` nor in `tool_impls`.
                    Held: no tool runs for that call, the call is answered with an error that
                    names the tool asked for (or the tools there are: "the tool failed" says
@@ -90,25 +110,27 @@ Beyond the chapter (notebook 04b teaches each)
     time           the tool never returns on its own. Held: run_agent returns text within the
                    check's timeout anyway (give up on a tool after about a second), and the hung
                    call, if the run goes on, is answered with an error.
-    repeats        the model asks one tool for several different arguments, then for the same
-                   call again and again. The rule: the same tool with the same arguments runs at
-                   most 3 times in a run. It runs twice, with the same max_steps and task: 2 to
-                   4 different arguments in one run, 4 to 5 more than that in the other. Held,
-                   in both: every call with new arguments runs (the repeated call's first ask
-                   included), the repeated call runs at most 3 times, and at least one repeat
-                   was not run (refused, or the run stopped at it). A guard by tool name alone
-                   (a tool refused after N runs, whatever its arguments) cannot hold both: it
-                   refuses new questions in the larger run or runs the repeat too often in the
-                   smaller one, whatever N.
+    repeats        the model asks one tool for several different arguments, then one call
+                   again and again, first between new questions to another tool, then by turns
+                   with a third tool asked the very same arguments. The rule: the same tool with
+                   the same arguments runs at most 3 times in a run. It runs twice, with the
+                   same max_steps and task: 2 to 4 different arguments in one run, 4 to 5 more
+                   than that in the other. Held, in both: every call's first ask runs (new
+                   arguments, the repeated call, the third tool's), no call runs more than 3
+                   times, and at least one repeat was not run (refused, or the run stopped at
+                   it). A guard by tool name alone (a tool refused after N runs, whatever its
+                   arguments) cannot hold both runs, whatever N; one counting only in a row
+                   never sees the repeat asked between others; one keyed on the arguments alone
+                   refuses the third tool.
     unanswered_tool_calls
                    the model asks for 2 to 4 calls in one message. Held: the next request
                    answers every call id with a tool message (the API refuses one that does not).
 
-How a run is bounded: your function runs in a daemon thread that the grader waits for at most
-`timeout` seconds. Python cannot kill a thread, so a run that overruns is abandoned: its next
-model or tool call raises GauntletStop (a BaseException, past `except Exception`) and the
-thread ends; a hung tool of the gauntlet is released when its check ends. A loop that spins
-without calling anything keeps running in the background until the kernel stops.
+How a run is bounded: the grader waits at most `timeout` seconds for each run, then kills the
+loop's process with everything it started (SIGKILL to its process group); the next run starts
+a fresh one. A hung tool of the gauntlet runs on a thread of the grader's and is released when
+its check ends. The checks run in an order drawn from the seed; grade() prints one line that
+grows a dot per check.
 
 Left out on purpose: grading the answer's wording, and anything that needs a real model.
 """
