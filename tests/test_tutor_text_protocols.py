@@ -366,8 +366,9 @@ DSPY_HEAD = ("Your output fields are:\n1. `next_thought` (str)\n2. `next_tool_na
     [{"role": "system", "content": REACT_SYSTEM + "Tool Args: " + "{" * 100_000}],
     [{"role": "user", "content": '{"a": ' * 200 + '"' + "x" * 100_000}],
 ], ids=["action-spaces", "action-spaces-input", "action-x-spaces", "action-input-spaces",
-        "observation-spaces", "4000-actions", "thought-spaces", "dspy-unclosed-descriptions", "dspy-brace-runs",
-        "stub-12000-parameters", "nested-braces", "written-schema-unterminated"])
+        "observation-spaces", "4000-actions", "thought-spaces", "dspy-unclosed-descriptions",
+        "dspy-brace-runs", "stub-12000-parameters", "nested-braces",
+        "written-schema-unterminated"])
 def test_every_reader_takes_linear_time_on_100_kb_of_hostile_text(messages):
     import time
 

@@ -47,8 +47,8 @@ _TOOL_NAME = re.compile(r"^> Tool Name:[ \t]*(\S+)", re.M)  # LlamaIndex's tool 
 _TOOL_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")  # a name a model could mean as a tool
 _ONE_OF = re.compile(r"one of \[?([A-Za-z0-9_, \t-]+)\]?")  # "Action: ... (one of a, b)"
 # Code actions: a Python function stub per tool, and the tags a snippet goes between.
-# (Docstrings and descriptions are read up to a few thousand characters: a bounded lazy match keeps a
-# prompt full of unclosed ones linear, where an unbounded one would rescan to the end each time.)
+# (Docstrings are read up to a few thousand characters: a bounded lazy match keeps a prompt
+# full of unclosed ones linear, where an unbounded one would rescan to the end each time.)
 _STUB = re.compile(r"^def ([A-Za-z_]\w*)\(([^)\n]*)\)[^\n]*:\n[ \t]+(?:\"\"\"|''')"
                    r"(.{0,4000}?)(?:\"\"\"|''')", re.M | re.S)
 _TAGS = re.compile(r"opened with '([^'\n]{1,40})',?\s+and\s+closed with '([^'\n]{1,40})'")
