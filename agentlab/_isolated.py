@@ -129,11 +129,12 @@ class _TimedOut(Exception):
     """The wait for the child's next message reached its end."""
 
 
-def call(tool, arguments: dict, timeout: float | None) -> str:
+def call(tool, arguments: dict, timeout: float | None, deadline: float | None = None) -> str:
     """Run the tool in a fresh process; its result as text. Raises Overran (the child's process
-    group killed) if it takes longer than `timeout` (None: no limit), FailedInChild or
-    UnreadableInChild if it failed, KeyboardInterrupt or another BaseException as the tool
-    raised it (rebuilt by name)."""
+    group killed) if it takes longer than `timeout` (None: no limit) or reaches `deadline`
+    (the run's end, a time.perf_counter() value, which the start counts against too),
+    FailedInChild or UnreadableInChild if it failed, KeyboardInterrupt or another
+    BaseException as the tool raised it (rebuilt by name)."""
     module, name = reference(tool)
     reading, writing = os.pipe()
     try:
@@ -149,12 +150,16 @@ def call(tool, arguments: dict, timeout: float | None) -> str:
             child.stdin.close()
         except BrokenPipeError:  # it died before reading: said below, from its exit code
             pass
+        started_by = time.perf_counter() + START_SECONDS
         try:
-            first = _next_message(pipe, child, time.perf_counter() + START_SECONDS)
+            first = _next_message(pipe, child, _earlier(started_by, deadline))
         except _TimedOut:
+            if deadline is not None and deadline < started_by:
+                raise Overran from None  # the run's time ran out while it started
             raise FailedInChild(f"its process did not start within {START_SECONDS:g} s") from None
         if first == READY:  # the tool's own time starts now
             until = None if timeout is None else time.perf_counter() + timeout
+            until = _earlier(until, deadline)
             try:
                 outcome = _outcome(_next_message(pipe, child, until), pipe, child, until)
             except _TimedOut:
@@ -165,6 +170,10 @@ def call(tool, arguments: dict, timeout: float | None) -> str:
         _kill_group(child)
         pipe.close()
     return _result(outcome)
+
+
+def _earlier(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _next_message(pipe: Connection, child: subprocess.Popen, until: float | None):

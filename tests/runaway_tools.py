@@ -3,8 +3,12 @@ in a module of their own (a tool defined inside a test function could not be fou
 
 import os
 import re
+import time
 
 from agentlab import tool
+
+# A module that takes its time to import, in the children of a test that sets this.
+time.sleep(float(os.environ.get("AGENTLAB_TEST_SLOW_IMPORT", "0")))
 
 
 @tool

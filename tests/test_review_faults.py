@@ -478,7 +478,7 @@ run = run_agent("Go.", [shout], client=connect(respond=respond),
 print(run.stop_reason, [c.result for c in run.tool_calls])
 """)
     root = pathlib.Path(__file__).parents[1]
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+    done = subprocess.run([sys.executable, str(script)], cwd=root, capture_output=True,
                           text=True, timeout=120, env={**__import__("os").environ,
                                                        "PYTHONPATH": str(root)})
     assert "answered" in done.stdout, done.stderr[-2000:]
@@ -551,6 +551,20 @@ def test_the_timeout_counts_the_tools_own_time_not_the_interpreters_start():
     for _ in range(5):
         outcome = Toolbox([instant]).call("instant", "{}", timeout=0.1, isolate="process")
         assert outcome.error is None and outcome.content == "now", outcome.error
+
+
+def test_the_runs_time_limit_holds_while_a_child_starts(monkeypatch):
+    """The tool's timeout leaves the start out, the run's time limit does not: a tool module
+    that takes 20 s to import in the child ends the run at its 1 s, not 20 s later."""
+    from runaway_tools import instant
+
+    monkeypatch.setenv("AGENTLAB_TEST_SLOW_IMPORT", "20")
+    start = time.perf_counter()
+    run = run_agent("Go.", [instant], limits=Limits(isolate="process", max_seconds=1,
+                                                   tool_timeout=10),
+                    client=connect(respond=call_then_answer("instant", {})))
+    assert time.perf_counter() - start < 1 + 3  # the child killed at the run's end
+    assert run.stop_reason == "max_seconds" and "did not finish" in run.tool_calls[0].error
 
 
 def test_a_large_result_that_arrives_after_the_timeout_is_dropped():
