@@ -39,6 +39,7 @@ Example: call(calculate, {"expression": "2 + 2"}, 5.0) -> "4"
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import pathlib
@@ -193,8 +194,9 @@ def _next_message(pipe: Connection, child: subprocess.Popen, until: float | None
 
 def _outcome(header, pipe: Connection, child: subprocess.Popen, until: float | None) -> tuple:
     """The child's outcome, read in pieces after its length (header), each by `until`."""
-    if header is None or len(header) != 8:
-        child.wait(1)
+    if header is None or len(header) != 8:  # its pipe closed: it has ended, or is ending
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            child.wait(1)  # for its exit code; a child still running is killed after this
         return ("failed", f"its process ended with exit code {child.poll()}")
     size, data = int.from_bytes(header, "big"), bytearray()
     while len(data) < size:
