@@ -578,6 +578,62 @@ def test_a_large_result_that_arrives_after_the_timeout_is_dropped():
     assert outcome.error and "did not finish within 0.5 s" in outcome.error
 
 
+class _RunningChild:
+    """Stands for a child process that is still running (or, ended=True, has exited 9)."""
+
+    def __init__(self, ended=False):
+        self.ended = ended
+
+    def poll(self):
+        return 9 if self.ended else None
+
+    def wait(self, timeout=None):
+        return self.poll()
+
+
+def _result_pipe(pieces: list[bytes], close: bool):
+    """A pipe holding a result's header (announcing two pieces) and these pieces."""
+    import os
+    from multiprocessing.connection import Connection
+
+    from agentlab import _isolated
+
+    reading, writing = os.pipe()
+    sender = Connection(writing, readable=False)
+    sender.send_bytes((2 * _isolated.CHUNK_BYTES).to_bytes(8, "big"))
+    for piece in pieces:
+        sender.send_bytes(piece)
+    if close:
+        sender.close()
+    return Connection(reading, writable=False), sender
+
+
+def test_a_result_still_coming_at_the_timeout_is_given_up_between_its_pieces():
+    """The transfer counts within the timeout: a child that sent the first of two pieces and
+    no more by then is stopped there, however long the rest would take."""
+    from agentlab import _isolated
+
+    pipe, sender = _result_pipe([b"x" * 1000], close=False)
+    header = pipe.recv_bytes()
+    start = time.perf_counter()
+    with pytest.raises(_isolated._TimedOut):
+        _isolated._outcome(header, pipe, _RunningChild(), time.perf_counter() + 0.3)
+    assert time.perf_counter() - start < 5
+    pipe.close()
+    sender.close()
+
+
+def test_a_child_that_dies_halfway_through_its_result_is_a_failure_with_its_exit_code():
+    from agentlab import _isolated
+
+    pipe, _ = _result_pipe([b"x" * 1000], close=True)
+    header = pipe.recv_bytes()
+    kind, text = _isolated._outcome(header, pipe, _RunningChild(ended=True),
+                                    time.perf_counter() + 5)
+    assert (kind, text) == ("failed", "its process ended with exit code 9")
+    pipe.close()
+
+
 def test_a_child_that_dies_is_noticed_at_once_and_each_call_leaves_no_descriptor():
     import os
 
