@@ -567,6 +567,15 @@ def test_the_runs_time_limit_holds_while_a_child_starts(monkeypatch):
     assert run.stop_reason == "max_seconds" and "did not finish" in run.tool_calls[0].error
 
 
+def test_a_result_of_several_pieces_comes_back_whole():
+    from runaway_tools import late_and_large
+
+    outcome = Toolbox([late_and_large]).call(
+        "late_and_large", json.dumps({"megabytes": 3, "wait": 0}), timeout=60,
+        isolate="process", max_result_chars=None)
+    assert outcome.error is None and outcome.content == "a" * (3 << 20)
+
+
 def test_a_large_result_that_arrives_after_the_timeout_is_dropped():
     """The tool returns just before its timeout, but 100 MB cannot be pickled, sent and read
     in the 10 ms left: late, so dropped, as a thread's late result is (before, it was used)."""
