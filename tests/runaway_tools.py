@@ -88,3 +88,14 @@ def late_and_large(megabytes: int, wait: float) -> str:
 def instant() -> str:
     """Returns at once."""
     return "now"
+
+
+@tool
+def forks_then_dies(text: str) -> str:
+    """Forks a process that sleeps a minute holding every descriptor, then ends its own."""
+    import time
+
+    if os.fork() == 0:
+        time.sleep(60)
+        os._exit(0)
+    os._exit(3)

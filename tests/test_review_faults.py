@@ -654,6 +654,14 @@ def test_a_child_that_dies_is_noticed_at_once_and_each_call_leaves_no_descriptor
                                        isolate="process")
     assert "its process ended with exit code 3" in outcome.error  # not "did not finish"
     assert time.perf_counter() - start < 15
+    # A process it forked holds the pipe open, so no end of file comes: its death is watched.
+    from runaway_tools import forks_then_dies
+
+    start = time.perf_counter()
+    outcome = Toolbox([forks_then_dies]).call("forks_then_dies", '{"text": "x"}', timeout=20,
+                                              isolate="process")
+    assert "its process ended with exit code 3" in outcome.error
+    assert time.perf_counter() - start < 15
     for _ in range(3):
         Toolbox([shout]).call("shout", '{"text": "x"}', isolate="process")
     assert len(os.listdir("/proc/self/fd")) == before
