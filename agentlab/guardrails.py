@@ -214,7 +214,8 @@ def not_on_allowlist(name: str, allowed) -> str | None:
 # --- the tool timeout ------------------------------------------------------------------------
 
 def run_tool_within(tool, arguments: dict, timeout: float | None, isolate: str,
-                    observe: Callable[[str], tuple[str, int]]) -> tuple[str, int]:
+                    observe: Callable[[str], tuple[str, int]],
+                    deadline: float | None = None) -> tuple[str, int]:
     """Run one tool call and observe its result (observe: its text -> (what the model reads,
     characters cut)), all within `timeout` seconds (None: no limit).
 
@@ -222,11 +223,14 @@ def run_tool_within(tool, arguments: dict, timeout: float | None, isolate: str,
                        cannot kill a thread) and whatever it returns later is dropped.
     isolate="process": in a fresh process (_isolated.py), killed if it overruns; the child
                        turns the result into text, so only the observing happens here.
+                       Its timeout counts from when the child is ready to call the tool.
+    deadline: the run's end (a time.perf_counter() value); `timeout` already stops at it,
+                       and a process's start, which its timeout does not count, stops there too.
     Raises Overran if it did not finish in time, Unreadable if its result cannot be read as
     text, and whatever the tool raised.
     """
     if isolate == "process":  # the wait for a process is not held up by the tool's GIL
-        return observe(_isolated.call(tool, arguments, timeout))
+        return observe(_isolated.call(tool, arguments, timeout, deadline))
 
     def run_and_observe():
         result = tool.function(**arguments)

@@ -245,7 +245,7 @@ def final_reply(response, last: Stop | None) -> Stop | None:
     """The run ends with this reply: an answer, a wind-down answer, or a reply cut at the cap."""
     content = response.message.get("content")
     if isinstance(content, list):  # a reply made of text parts: the answer is their text
-        content = text_of(content)
+        content = mask(text_of(content))  # the parts joined: a key split across them, whole
     if response.finish_reason == "length":
         return Stop("truncated", "the reply was cut off at the max-tokens cap "
                     "(Limits.max_output_tokens); its partial text is kept as the answer",

@@ -16,7 +16,8 @@ connect(api_key=...) (remember_key), even wrapped across lines or with invisible
 inside them, and anything shaped like an OpenAI-style key ("sk-"
 followed by at least 8 key characters, not glued to a letter or digit before it). Left out on
 purpose: other providers' key shapes, keys split across two messages, and keys encoded
-(base64, URL-encoding, JSON's u-escapes), which no pattern can find without false alarms.
+(base64, URL-encoding, JSON's u-escapes), which no pattern can find without false alarms. The
+text parts of one list are read as one text (a key split across two parts is found).
 """
 
 from __future__ import annotations
@@ -29,18 +30,30 @@ import urllib.parse
 # A line break or tab as JSON and Python's repr write it inside a string: a backslash and an
 # "n". Masking runs on a tool's result once it is text, where a dict's line breaks look so.
 ESCAPED_SPACE = r"\\[nrt]"
+# Characters that show nothing and may sit inside a pasted or wrapped key: every format
+# character (Unicode category Cf: the soft hyphen U+00AD, zero-width space and joiners,
+# direction marks and embeddings, the word joiner and invisible operators, the BOM, the tag
+# characters), the combining grapheme joiner, the Hangul fillers and the variation selectors.
+# tests/test_edges.py checks this list against unicodedata's Cf characters.
+INVISIBLE = ("\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
+             "\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+             "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd"
+             "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+             "\U000e0020-\U000e007f\U000e0100-\U000e01ef")
 # Literal first, so that the regex engine jumps from one "sk-" to the next instead of trying a
 # look-behind at every position of the text (0.2-0.5 s per 10 MB, holding the GIL; now under
 # 10 ms: benchmarks/masking_speed.py).
 # The look-behinds come after the literal and look back past it: the key must not be glued to
 # a letter or digit before it (not \b: "OPENAI_API_KEY_sk-..." must be found), unless that
-# letter is the "n" of an escaped line break ("\nsk-...").
-KEY_SHAPE = re.compile(rf"sk-(?:(?<![A-Za-z0-9]sk-)|(?<={ESCAPED_SPACE}sk-))[A-Za-z0-9_*-]{{8,}}")
+# letter is the "n" of an escaped line break ("\nsk-..."). Each key character may be followed
+# by invisible ones (a soft hyphen must not end the match and leave the rest of the key
+# showing); a key character and an invisible one never overlap, so the match stays linear.
+KEY_SHAPE = re.compile(rf"sk-(?:(?<![A-Za-z0-9]sk-)|(?<={ESCAPED_SPACE}sk-))[{INVISIBLE}]*"
+                       rf"(?:[A-Za-z0-9_*-][{INVISIBLE}]*){{8,}}")
 MASK = "[masked key]"
 # What may sit between two characters of a key that text wrapped or pasted: white space
-# (a line break, a tab, or one written as \n), and the zero-width characters that copying
-# from a web page can leave.
-INSIDE_A_KEY = rf"(?:[\s\u200b-\u200d\u2060\ufeff]|{ESCAPED_SPACE})*"
+# (a line break, a tab, or one written as \n), and the invisible characters above.
+INSIDE_A_KEY = rf"(?:[\s{INVISIBLE}]|{ESCAPED_SPACE})*"
 MIN_KEY_LENGTH = 8  # a shorter "key" would mask ordinary words
 _given_keys: set[str] = set()  # keys passed to connect(api_key=...), masked like the env's
 
@@ -83,10 +96,53 @@ def mask(value):
         text = value.decode("utf-8", "surrogateescape")
         return type(value)(_mask_text(text).encode("utf-8", "surrogateescape"))
     if isinstance(value, (list, tuple)):
+        value = _mask_across_parts(value)
         return type(value)(mask(item) for item in value)
     if isinstance(value, dict):
         return {mask(k): mask(v) for k, v in value.items()}
     return value
+
+
+def _text_part(item) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("text"), str)
+
+
+def _mask_across_parts(items):
+    """A list whose text parts ({"type": "text", "text": ...}) are read as one text, as a
+    model's reader joins them: a key split across two parts is masked in each part that holds
+    a piece of it (masking each part alone would leave a prefix masked and the rest showing).
+    """
+    parts = [i for i, item in enumerate(items) if _text_part(item)]
+    if len(parts) < 2:
+        return items
+    texts = [items[i]["text"] for i in parts]
+    joined = "".join(texts)
+    spans = []  # where keys lie in the joined text, overlapping ones merged
+    for key_start, key_end in sorted(m.span() for pattern in _patterns()
+                                     for m in pattern.finditer(joined)):
+        if spans and key_start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], key_end))
+        else:
+            spans.append((key_start, key_end))
+    if not spans:
+        return items
+    items, start = list(items), 0
+    for i, text in zip(parts, texts):
+        end = start + len(text)
+        pieces, at = [], start  # the part's text with what lies inside a key replaced
+        for key_start, key_end in spans:
+            if key_end <= at or key_start >= end:
+                continue
+            pieces += [joined[at:max(key_start, at)], MASK]
+            at = min(key_end, end)
+        if pieces:
+            items[i] = {**items[i], "text": "".join(pieces) + joined[at:end]}
+        start = end
+    return items
+
+
+def _patterns() -> list[re.Pattern]:
+    return [_key_pattern(key) for key in _known_keys()] + [KEY_SHAPE]
 
 
 def _mask_text(text: str) -> str:

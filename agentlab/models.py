@@ -48,7 +48,7 @@ from typing import Any
 
 from . import tutor
 from ._watched import Overran, run_within
-from .masking import public_url, remember_key
+from .masking import mask, public_url, remember_key
 from .records import redact
 
 DEFAULT_OFFLINE_MODEL = "tutor"
@@ -117,7 +117,10 @@ class ChatClient:
         if max_tokens is not None:
             kwargs[self.max_tokens_param] = max_tokens
         start = time.perf_counter()
-        completion = self._within(timeout, lambda: self._create(kwargs, timeout))
+        try:
+            completion = self._within(timeout, lambda: self._create(kwargs, timeout))
+        except Exception as e:  # a 401 echoing the key, shown by hand in a notebook: masked
+            raise masked_error(e)  # noqa: B904 - the same exception, its texts masked
         latency = time.perf_counter() - start
         if not getattr(completion, "choices", None):
             raise ValueError("the API returned a malformed response: no choices in it")
@@ -168,6 +171,21 @@ class ChatClient:
     def __repr__(self):
         where = "offline tutor" if self.offline else public_url(self.sdk.base_url)
         return f"<ChatClient {self.default_model} via {where}, priced as {self.priced_as()}>"
+
+
+def masked_error(error: BaseException) -> BaseException:
+    """The exception itself, with any key in its message, its args and an API error's
+    message and body masked: whoever prints it (a notebook's traceback, a log) sees
+    "[masked key]". Its type is kept, so `except openai.AuthenticationError` still works."""
+    try:
+        error.args = tuple(mask(a) if isinstance(a, (str, bytes, list, dict)) else a
+                           for a in error.args)
+        for name in ("message", "body"):
+            if isinstance(getattr(error, name, None), (str, list, dict)):
+                setattr(error, name, mask(getattr(error, name)))
+    except (AttributeError, TypeError):  # an exception that will not be changed
+        pass
+    return error
 
 
 class CallAbandoned(TimeoutError):
@@ -292,6 +310,11 @@ def connect(model: str | None = None, *, api_key: str | None = None, base_url: s
     import openai  # imported here: `import agentlab` stays fast
 
     model = model or os.environ.get("AGENTLAB_MODEL") or None
+    if isinstance(model, str) and mask(model) != model:  # connect("sk-proj-..."): a key
+        remember_key(model)
+        raise ValueError("the model name given to connect() looks like an API key (not shown "
+                         "here): pass a key as connect(api_key=...) or in OPENAI_API_KEY, and "
+                         "a model name as the first argument")
     remember_key(api_key)  # an API error may echo it back: mask it like the environment's
     api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
     base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None

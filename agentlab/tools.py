@@ -394,7 +394,8 @@ class Toolbox:
             return truncate(mask(text), max_result_chars)  # masked before the cut
 
         try:                                                              # 5. run, in time
-            content, cut = run_tool_within(self.tools[name], arguments, timeout, isolate, observe)
+            content, cut = run_tool_within(self.tools[name], arguments, timeout, isolate, observe,
+                                           deadline)
         except Overran as e:
             return refuse(overran(name, timeout, isolate, e), arguments=arguments)
         except Unreadable as e:

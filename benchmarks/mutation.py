@@ -41,6 +41,9 @@ TESTS = {
     "tools": ["tests/test_tools.py", "tests/test_review_faults.py", "tests/test_edges.py",
               "tests/test_hostile.py"],
     "loop": ["tests/test_loop.py", "tests/test_review_faults.py", "tests/test_edges.py"],
+    # The private clocks: a tool in a fresh process, and a call on a watched thread.
+    "_isolated": ["tests/test_review_faults.py"],
+    "_watched": ["tests/test_review_faults.py"],
 }
 # Imported once by mutmut's fork server, before it forks the process that runs a mutant's
 # tests: the heavy libraries only. Never agentlab or the tests: see config() below.

@@ -1248,3 +1248,76 @@ def test_an_observer_without_a_name_is_named_by_its_class():
 
     run = run_agent(COAT, COURSE_TOOLS, on_step=Display())
     assert run.stop_detail.startswith("the on_step observer Display raised ValueError")
+
+
+# --- keys masked in every shape (issue 33) -------------------------------------------------------
+
+def _format_characters():
+    import sys
+    import unicodedata
+
+    return [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+
+
+def test_every_invisible_character_inside_a_key_is_masked_with_it(monkeypatch):
+    """A soft hyphen (U+00AD) inside a key left its last 18 characters showing; every format
+    character (Unicode's Cf), and the other invisible ones, now sit inside a key."""
+    from agentlab.masking import MASK, mask
+
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    shaped = "sk-proj-abcdefgh" + "ijklmnopqrstuvwxyz"
+    invisible = _format_characters() + ["\u034f", "\u115f", "\u3164", "\ufe0f", "\U000e0100"]
+    assert "\u00ad" in invisible
+    for character in invisible:
+        for key in (shaped, FAKE_KEY):
+            text = f"key: {key[:12]}{character}{key[12:]}."
+            assert mask(text) == f"key: {MASK}.", (hex(ord(character)), key)
+
+
+def test_a_key_split_across_two_text_parts_is_masked_in_both_and_in_the_answer():
+    """A reply made of text parts: the key's first part alone is masked and the rest showed,
+    and run.answer (the parts joined) held the key whole."""
+    from agentlab.masking import mask
+
+    key = "sk-proj-" + "abc123def456ghi789jkl"
+    reply = [{"type": "text", "text": f"the key is {key[:11]}"},
+             {"type": "text", "text": f"{key[11:]} and that is all"}]
+    masked = mask(reply)
+    assert all(key[4:11] not in p["text"] and key[11:] not in p["text"] for p in masked)
+    assert masked[1]["text"].endswith(" and that is all")
+
+    run = run_agent("hi", [], client=connect(respond=lambda *a, **o: {
+        "role": "assistant", "content": reply}))
+    for text in (run.answer, run.to_json(), repr(run.messages)):
+        assert key[11:] not in text and key[4:11] not in text, text
+    assert run.answer.startswith("the key is ") and run.answer.endswith(" and that is all")
+
+
+def test_a_401_raised_by_client_chat_by_hand_never_shows_the_key():
+    """Notebooks 01 and 07 call client.chat() themselves: the exception is theirs to print."""
+    import traceback
+
+    import openai
+
+    from agentlab.server import make_transport
+
+    key = "sk-proj-" + "Zq81xW02mmRk55tY93bb"
+
+    def unauthorized(method, path, body, respond=None):
+        return 401, {"error": {"message": f"Incorrect API key provided: {key}.",
+                               "type": "invalid_request_error", "param": None,
+                               "code": "invalid_api_key"}}, 0
+
+    client = connect("tutor", transport=make_transport(unauthorized))
+    with pytest.raises(openai.AuthenticationError) as raised:
+        client.chat(messages=[{"role": "user", "content": "hi"}])
+    shown = "".join(traceback.format_exception(raised.value)) + repr(raised.value.body)
+    assert "Incorrect API key provided: [masked key]" in shown
+    assert key[8:] not in shown
+
+
+def test_connect_given_a_key_for_a_model_name_never_shows_it():
+    key = "sk-proj-" + "Zq81xW02mmRk55tY93bb"
+    with pytest.raises(ValueError, match="looks like an API key") as raised:
+        connect(key)
+    assert key[8:] not in str(raised.value)

@@ -427,6 +427,246 @@ def test_isolate_process_refuses_a_tool_a_fresh_process_cannot_import():
         Limits(isolate="container")
 
 
+# --- isolate="process" isolates (issue 33): each broken promise, and the review's mutants ------
+
+def _gone(pid: int) -> bool:
+    """Has the process ended (and been reaped, or left only as a zombie)?"""
+    import os
+    import pathlib
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = pathlib.Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rpartition(")")[2].split()[0] == "Z"
+
+
+def _waited_until_gone(pid: int) -> bool:
+    for _ in range(200):  # a killed process is reaped by init a moment later
+        if _gone(pid):
+            return True
+        time.sleep(0.025)
+    return False
+
+
+def test_isolation_never_runs_the_users_script_again(tmp_path):
+    """A script without an `if __name__ == "__main__":` guard: its top level runs once, not
+    once more in every child (multiprocessing's spawn ran it again, its model calls too)."""
+    import pathlib
+    import subprocess
+    import sys
+
+    ran = tmp_path / "ran.txt"
+    script = tmp_path / "no_guard.py"
+    script.write_text(f"""
+import json, sys
+sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
+with open({str(ran)!r}, "a") as f:
+    f.write("top level ran\\n")
+from agentlab import Limits, connect, run_agent
+from runaway_tools import shout
+
+def respond(model, messages, tools, tool_choice, **options):
+    if sum(m["role"] == "tool" for m in messages) == 2:
+        return {{"role": "assistant", "content": "done"}}
+    return {{"role": "assistant", "content": None, "tool_calls": [{{"id": "c%d" % len(messages),
+        "type": "function", "function": {{"name": "shout", "arguments": '{{"text": "a"}}'}}}}]}}
+
+run = run_agent("Go.", [shout], client=connect(respond=respond),
+                limits=Limits(isolate="process", max_repeats=None))
+print(run.stop_reason, [c.result for c in run.tool_calls])
+""")
+    root = pathlib.Path(__file__).parents[1]
+    done = subprocess.run([sys.executable, str(script)], cwd=root, capture_output=True,
+                          text=True, timeout=120, env={**__import__("os").environ,
+                                                       "PYTHONPATH": str(root)})
+    assert "answered" in done.stdout, done.stderr[-2000:]
+    assert ran.read_text() == "top level ran\n"  # once, with two tool calls in children
+
+
+def test_a_program_the_tool_started_dies_with_it_at_the_timeout(tmp_path):
+    from runaway_tools import starts_a_program
+
+    pid_file = tmp_path / "pids"
+    outcome = Toolbox([starts_a_program]).call(
+        "starts_a_program", json.dumps({"pid_file": str(pid_file)}), timeout=1.0,
+        isolate="process")
+    assert "did not finish within 1 s" in outcome.error
+    program, child = map(int, pid_file.read_text().split())
+    assert _waited_until_gone(program), "sleep 60 outlived the tool that started it"
+    assert _waited_until_gone(child)
+
+
+def test_a_tool_that_ignores_sigterm_is_killed_all_the_same(tmp_path):
+    """SIGKILL, which no tool can catch or ignore (SIGTERM would leave it running, and the
+    wait for it would never end)."""
+    from runaway_tools import ignores_sigterm
+
+    pid_file = tmp_path / "pid"
+    start = time.perf_counter()
+    outcome = Toolbox([ignores_sigterm]).call(
+        "ignores_sigterm", json.dumps({"pid_file": str(pid_file)}), timeout=1.0,
+        isolate="process")
+    assert time.perf_counter() - start < 30
+    assert "did not finish" in outcome.error
+    assert _waited_until_gone(int(pid_file.read_text()))
+
+
+def test_a_killed_tool_is_stopped_not_finished_late_and_within_its_timeout():
+    """Stopped at its timeout, not at twice it, and never said to have finished late."""
+    from runaway_tools import backtrack
+
+    start = time.perf_counter()
+    outcome = Toolbox([backtrack]).call("backtrack", json.dumps({"n": 40}), timeout=2.0,
+                                        isolate="process")
+    took = time.perf_counter() - start
+    assert "did not finish within 2 s and was stopped (its process killed)" in outcome.error
+    assert "finished after" not in outcome.error and "too late" not in outcome.error
+    # The child's start (0.1-0.3 s) comes on top; waiting twice the timeout would be >= 4 s.
+    assert took < 3.9, took
+
+
+@pytest.mark.parametrize("kind, stop", [("KeyboardInterrupt", "interrupted"),
+                                        ("CancelledError", "error"),
+                                        ("GeneratorExit", "error")])
+def test_a_base_exception_in_a_process_ends_the_run_as_on_a_thread(kind, stop):
+    from runaway_tools import raises_base
+
+    runs = {isolate: run_agent("Go.", [raises_base], limits=Limits(isolate=isolate),
+                               client=connect(respond=call_then_answer("raises_base",
+                                                                       {"kind": kind})))
+            for isolate in ("thread", "process")}
+    assert runs["thread"].stop_reason == runs["process"].stop_reason == stop
+    if stop == "error":
+        assert f"{kind}: stop here" in runs["process"].stop_detail
+        assert runs["thread"].stop_detail == runs["process"].stop_detail
+
+
+def test_the_timeout_counts_the_tools_own_time_not_the_interpreters_start():
+    """Notebook 04b's tool_timeout=0.1 and a tool that returns at once: answered each time
+    (the child's 0.1-0.3 s start counted as the tool's time, and it was 'stopped' 10 in 10)."""
+    from runaway_tools import instant
+
+    for _ in range(5):
+        outcome = Toolbox([instant]).call("instant", "{}", timeout=0.1, isolate="process")
+        assert outcome.error is None and outcome.content == "now", outcome.error
+
+
+def test_the_runs_time_limit_holds_while_a_child_starts(monkeypatch):
+    """The tool's timeout leaves the start out, the run's time limit does not: a tool module
+    that takes 20 s to import in the child ends the run at its 1 s, not 20 s later."""
+    from runaway_tools import instant
+
+    monkeypatch.setenv("AGENTLAB_TEST_SLOW_IMPORT", "20")
+    start = time.perf_counter()
+    run = run_agent("Go.", [instant], limits=Limits(isolate="process", max_seconds=1,
+                                                   tool_timeout=10),
+                    client=connect(respond=call_then_answer("instant", {})))
+    assert time.perf_counter() - start < 1 + 3  # the child killed at the run's end
+    assert run.stop_reason == "max_seconds" and "did not finish" in run.tool_calls[0].error
+
+
+def test_a_result_of_several_pieces_comes_back_whole():
+    from runaway_tools import late_and_large
+
+    outcome = Toolbox([late_and_large]).call(
+        "late_and_large", json.dumps({"megabytes": 3, "wait": 0}), timeout=60,
+        isolate="process", max_result_chars=None)
+    assert outcome.error is None and outcome.content == "a" * (3 << 20)
+
+
+def test_a_large_result_that_arrives_after_the_timeout_is_dropped():
+    """The tool returns just before its timeout, but 100 MB cannot be pickled, sent and read
+    in the 10 ms left: late, so dropped, as a thread's late result is (before, it was used)."""
+    from runaway_tools import late_and_large
+
+    outcome = Toolbox([late_and_large]).call(
+        "late_and_large", json.dumps({"megabytes": 100, "wait": 0.49}), timeout=0.5,
+        isolate="process", max_result_chars=100)
+    assert outcome.error and "did not finish within 0.5 s" in outcome.error
+
+
+class _RunningChild:
+    """Stands for a child process that is still running (or, ended=True, has exited 9)."""
+
+    def __init__(self, ended=False):
+        self.ended = ended
+
+    def poll(self):
+        return 9 if self.ended else None
+
+    def wait(self, timeout=None):
+        return self.poll()
+
+
+def _result_pipe(pieces: list[bytes], close: bool):
+    """A pipe holding a result's header (announcing two pieces) and these pieces."""
+    import os
+    from multiprocessing.connection import Connection
+
+    from agentlab import _isolated
+
+    reading, writing = os.pipe()
+    sender = Connection(writing, readable=False)
+    sender.send_bytes((2 * _isolated.CHUNK_BYTES).to_bytes(8, "big"))
+    for piece in pieces:
+        sender.send_bytes(piece)
+    if close:
+        sender.close()
+    return Connection(reading, writable=False), sender
+
+
+def test_a_result_still_coming_at_the_timeout_is_given_up_between_its_pieces():
+    """The transfer counts within the timeout: a child that sent the first of two pieces and
+    no more by then is stopped there, however long the rest would take."""
+    from agentlab import _isolated
+
+    pipe, sender = _result_pipe([b"x" * 1000], close=False)
+    header = pipe.recv_bytes()
+    start = time.perf_counter()
+    with pytest.raises(_isolated._TimedOut):
+        _isolated._outcome(header, pipe, _RunningChild(), time.perf_counter() + 0.3)
+    assert time.perf_counter() - start < 5
+    pipe.close()
+    sender.close()
+
+
+def test_a_child_that_dies_halfway_through_its_result_is_a_failure_with_its_exit_code():
+    from agentlab import _isolated
+
+    pipe, _ = _result_pipe([b"x" * 1000], close=True)
+    header = pipe.recv_bytes()
+    kind, text = _isolated._outcome(header, pipe, _RunningChild(ended=True),
+                                    time.perf_counter() + 5)
+    assert (kind, text) == ("failed", "its process ended with exit code 9")
+    pipe.close()
+
+
+def test_a_child_that_dies_is_noticed_at_once_and_each_call_leaves_no_descriptor():
+    import os
+
+    from runaway_tools import shout, vanishes
+
+    before = len(os.listdir("/proc/self/fd"))
+    start = time.perf_counter()
+    outcome = Toolbox([vanishes]).call("vanishes", '{"text": "x"}', timeout=20,
+                                       isolate="process")
+    assert "its process ended with exit code 3" in outcome.error  # not "did not finish"
+    assert time.perf_counter() - start < 15
+    # A process it forked holds the pipe open, so no end of file comes: its death is watched.
+    from runaway_tools import forks_then_dies
+
+    start = time.perf_counter()
+    outcome = Toolbox([forks_then_dies]).call("forks_then_dies", '{"text": "x"}', timeout=20,
+                                              isolate="process")
+    assert "its process ended with exit code 3" in outcome.error
+    assert time.perf_counter() - start < 15
+    for _ in range(3):
+        Toolbox([shout]).call("shout", '{"text": "x"}', isolate="process")
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
 # --- the mutants of masking.py and api_checks.py that outlived the suite ------------------------
 
 def test_a_key_shape_is_sk_and_at_least_eight_key_characters_underscores_included():

@@ -79,3 +79,64 @@ def test_ctrl_c_stops_the_server_quietly(wait):
     finally:
         process.kill()
     assert process.returncode == 0 and err == "", err
+
+
+# --- one client cannot starve a class (issue 33) ----------------------------------------------
+
+def test_get_models_is_answered_while_every_thinking_thread_is_busy(monkeypatch):
+    """More slow POSTs than the server has threads, all still thinking: GET /v1/models is
+    answered on the event loop all the same (before, it queued behind them and timed out)."""
+    import threading
+
+    from server_helpers import post, running_server
+
+    release, started = threading.Event(), threading.Semaphore(0)
+
+    def slow(model, messages, tools, tool_choice, **options):
+        started.release()
+        release.wait(30)
+        return {"role": "assistant", "content": "done"}
+
+    body = json.dumps({"model": "tutor", "messages": [{"role": "user", "content": "hi"}]})
+    with running_server(respond=slow) as address:
+        posts = [threading.Thread(target=post, args=(address, "/v1/chat/completions",
+                                                     body.encode()), daemon=True)
+                 for _ in range(12)]
+        for thread in posts:
+            thread.start()
+        for _ in range(8):  # every thread of the server's is now held by a slow request
+            assert started.acquire(timeout=10)
+        try:
+            status, listed = post(address, "/v1/models", b"", method="GET")
+            missing = post(address, "/v1/nothing", b"", method="GET")[0]
+            assert not release.is_set()  # answered while all of them were still thinking
+        finally:
+            release.set()
+        for thread in posts:
+            thread.join(10)
+    assert status == 200 and any(m["id"] == "tutor" for m in listed["data"])
+    assert missing == 404
+
+
+def test_a_request_that_thinks_too_long_gets_a_504_that_says_so(monkeypatch):
+    import threading
+
+    from agentlab.server import web
+    from server_helpers import post, running_server
+
+    monkeypatch.setattr(web, "MAX_THINKING_SECONDS", 0.3)
+    release = threading.Event()
+
+    def stuck(model, messages, tools, tool_choice, **options):
+        release.wait(30)
+        return {"role": "assistant", "content": "too late"}
+
+    body = json.dumps({"model": "tutor", "messages": [{"role": "user", "content": "hi"}]})
+    with running_server(respond=stuck) as address:
+        try:
+            status, answer = post(address, "/v1/chat/completions", body.encode())
+        finally:
+            release.set()
+    assert status == 504, answer
+    assert "took longer than 0.3 s" in answer["error"]["message"]
+    assert answer["error"]["code"] == "timeout"

@@ -226,3 +226,62 @@ def test_connect_gives_an_sdk_client_that_speaks_it_offline(monkeypatch):
     response = sdk.responses.create(model="tutor", input="What is 17 * 23?", tools=[CALC])
     assert response.output[-1].type == "function_call"
     assert json.loads(response.output[-1].arguments) == {"expression": "17 * 23"}
+
+
+# --- the store bounded in bytes, a chain kept as links; images and files refused (issue 33) --
+
+def test_a_long_chain_is_stored_as_links_not_copies_and_still_continues():
+    """Each response kept a copy of the whole chain: 55 MB at depth 1,000 for inputs a few
+    bytes long. Now each keeps its own turn: the store's bytes grow with the depth, not its
+    square, and the chain still reads back whole."""
+    responses_api._stored.clear()
+    responses_api._stored_bytes = 0
+    previous = None
+    for turn in range(300):
+        status, answer = ask(input=f"turn {turn}", previous_response_id=previous)
+        assert status == 200, answer
+        previous = answer["id"]
+    assert responses_api._stored_bytes < 300 * 2_000  # each link its own turn (~1 KB)
+    assert sum(len(link.items) for link in responses_api._stored.values()) == 2 * 300
+    items = responses_api._earlier_items({"previous_response_id": previous})
+    assert items[0]["content"] == "turn 0" and items[-2]["content"] == "turn 299"
+
+
+def test_the_store_is_bounded_in_bytes_and_a_dropped_link_gets_the_apis_400(monkeypatch):
+    monkeypatch.setattr(responses_api, "STORED_BYTES", 200_000)
+    responses_api._stored.clear()
+    responses_api._stored_bytes = 0
+    first = ask(input="a" * 90_000)[1]["id"]
+    second = ask(input="b" * 90_000, previous_response_id=first)[1]["id"]
+    ask(input="c" * 90_000)  # 270 KB in all: the oldest link, the first, is dropped
+    assert responses_api._stored_bytes <= 200_000
+    assert first not in responses_api._stored
+    status, payload = ask(input="go on", previous_response_id=second)
+    assert status == 400 and payload["error"]["code"] == "previous_response_not_found"
+    assert first in payload["error"]["message"]  # the link that is gone
+
+
+@pytest.mark.parametrize("item, named", [
+    ({"role": "user", "content": [{"type": "input_text", "text": "What is this?"},
+                                  {"type": "input_image", "image_url": "https://x.test/a.png"}]},
+     "input[0].content[1]"),
+    ({"role": "user", "content": [{"type": "input_file", "file_id": "file-abc"}]},
+     "input[0].content[0]"),
+])
+def test_images_and_files_are_refused_with_a_400_that_names_them(item, named):
+    status, payload = ask(input=[item])
+    assert status == 400, payload
+    assert named in payload["error"]["message"]
+    assert item["content"][-1]["type"] in payload["error"]["message"]
+
+
+def test_an_image_a_tool_returned_is_refused_with_a_400_that_names_it():
+    call = {"type": "function_call", "call_id": "c1", "name": "get_weather",
+            "arguments": '{"city": "Oslo"}'}
+    output = {"type": "function_call_output", "call_id": "c1", "output": [
+        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}]}
+    status, payload = ask(tools=[WEATHER], input=[
+        {"role": "user", "content": "What does Oslo look like?"}, call, output])
+    assert status == 400, payload
+    assert "input[2].output[0]" in payload["error"]["message"]
+    assert "input_image" in payload["error"]["message"]

@@ -333,3 +333,70 @@ def test_a_megabyte_of_unclosed_protocol_text_is_read_in_linear_time(prompt):
     start = time.perf_counter()
     respond("tutor", [{"role": "system", "content": prompt}, {"role": "user", "content": "hi"}])
     assert time.perf_counter() - start < 10
+
+
+# --- linear time on 100 KB of hostile text, every reader a request goes through (issue 33) --
+# A generous bound (5 s for what takes ~0.1 s), not a ratio: the old readers took 75 s
+# ("Action: x" plus 100 KB of spaces), 30 s (40,000 required properties) or hours (the cubic
+# "Action:" plus spaces), so a bound 50 times the new time still fails them by far, and the
+# machine's load (1.5x here) cannot make a linear reader cross it.
+SPACES = " \t" * 50_000  # 100 KB
+REACT_SYSTEM = "> Tool Name: x\nTool Description: d\nTool Args: {}\n"
+DSPY_HEAD = ("Your output fields are:\n1. `next_thought` (str)\n2. `next_tool_name` (str)\n"
+             "3. `next_tool_args` (dict)\n[[ ## a ## ]]\n")
+
+
+@pytest.mark.parametrize("messages", [
+    [{"role": "user", "content": "Action:" + SPACES}],
+    [{"role": "user", "content": "Action:" + SPACES + "\nAction Input: {}"}],
+    [{"role": "user", "content": "Action: x" + SPACES}],
+    [{"role": "user", "content": "Action:" + SPACES + "x" + SPACES + "\nAction Input:" + SPACES}],
+    [{"role": "system", "content": REACT_SYSTEM},
+     {"role": "user", "content": "Action: x\nAction Input: {}\nObservation" + SPACES}],
+    [{"role": "system", "content": REACT_SYSTEM},
+     {"role": "user", "content": "Action: x\nAction Input: {}\n" * 4_000}],
+    [{"role": "system", "content": REACT_SYSTEM}, {"role": "user", "content": "Observation:"
+                                                   + ("Thought" + " \t" * 200 + "\n") * 240}],
+    [{"role": "system", "content": DSPY_HEAD
+      + "(1) t, whose description is <desc>" * 3_000}],
+    [{"role": "system", "content": DSPY_HEAD + ("(1) t, whose description is <desc>d</desc>. "
+                                                "It takes arguments {" + "} " * 200 + "\n") * 200}],
+    [{"role": "system", "content": "final_answer: opened with '<code>', and closed with "
+      "'</code>'\ndef f(" + "a: str, " * 12_000 + ") -> str:\n    '''" + "a: x\n" * 800 + "'''"}],
+    [{"role": "system", "content": REACT_SYSTEM + "Tool Args: " + "{" * 100_000}],
+    [{"role": "user", "content": '{"a": ' * 200 + '"' + "x" * 100_000}],
+], ids=["action-spaces", "action-spaces-input", "action-x-spaces", "action-input-spaces",
+        "observation-spaces", "4000-actions", "thought-spaces", "dspy-unclosed-descriptions",
+        "dspy-brace-runs", "stub-12000-parameters", "nested-braces",
+        "written-schema-unterminated"])
+def test_every_reader_takes_linear_time_on_100_kb_of_hostile_text(messages):
+    import time
+
+    messages = messages + [{"role": "user", "content": "What is the weather in Oslo?"}]
+    start = time.perf_counter()
+    respond("tutor", messages)
+    complete({"model": "tutor", "messages": messages})
+    assert time.perf_counter() - start < 5
+
+
+def test_the_written_schema_search_reads_each_character_a_bounded_number_of_times(monkeypatch):
+    """Counted, not timed: 200 '{' that each start an object running into one string never
+    closed. Before, each try read to the end again (200 reads of the text)."""
+    import json as json_module
+
+    from agentlab.tutor import structured
+
+    read = []
+
+    class Counting(json_module.JSONDecoder):
+        def raw_decode(self, s, idx=0):
+            read.append(len(s) - idx)  # at most this much is read from idx
+            return super().raw_decode(s, idx)
+
+    monkeypatch.setattr(structured.json, "JSONDecoder", Counting)
+    text = '{"a": ' * 200 + '"' + "x" * 100_000
+    assert structured.schema_in_messages([{"role": "user", "content": text}]) is None
+    assert sum(read) <= 3 * len(text) + 100_000, (len(read), sum(read))
+    found = structured.schema_in_messages([{"role": "user", "content": "{x} {y} " * 50 + '{"p'
+                                            'roperties": {"a": {"type": "string"}}}'}])
+    assert found == {"properties": {"a": {"type": "string"}}}  # placeholders first: still found

@@ -31,6 +31,7 @@ many (`store`, `metadata`, `user`, `top_p`, `stop`, ...).
 
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
 import importlib.resources
@@ -470,9 +471,9 @@ def strict_problem(schema) -> str | None:
              -> "In context=(), 'additionalProperties' is required to be supplied and to be
              false."
     """
-    todo, seen = [((), schema)], 0
+    todo, seen = collections.deque([((), schema)]), 0
     while todo and seen < MAX_STRICT_NODES:
-        path, node = todo.pop(0)
+        path, node = todo.popleft()
         seen += 1
         if not isinstance(node, dict):
             continue
@@ -482,7 +483,8 @@ def strict_problem(schema) -> str | None:
                 return (f"In context={path!r}, 'additionalProperties' is required to be "
                         "supplied and to be false.")
             required = node.get("required") if isinstance(node.get("required"), list) else []
-            missing = [k for k in properties or {} if k not in required]
+            listed = {k for k in required if isinstance(k, str)}  # a set: linear, not n*m
+            missing = [k for k in properties or {} if k not in listed]
             if missing:
                 return (f"In context={path!r}, 'required' is required to be supplied and to be "
                         f"an array including every key in properties. Missing '{missing[0]}'.")

@@ -17,8 +17,11 @@ function_call answered by a function_call_output with its call_id and no output 
 never made, strict schemas, and json_object only when the input says "json".
 
 previous_response_id: a stored response (store is true by default, as on the real API) is
-kept in memory, its input and output, so the next request can continue from it; the last
-STORED_RESPONSES are kept, an older or unknown id gets the API's 400. Streaming (`stream:
+kept in memory, its input and output as a link to the response it continued (never a copy of
+the chain), so the next request can continue from it; the last STORED_RESPONSES are kept, and
+no more than STORED_BYTES of them: an older or unknown id, or a chain with a link dropped,
+gets the API's 400. Images and files (input_image, input_file, in a message or a tool's
+output) are refused with a 400 that names them. Streaming (`stream:
 true`) sends the events a real response sends, in order (streaming.response_events).
 
 Left out on purpose: built-in tools (web search, file search, computer use, ...), custom tools
@@ -29,6 +32,7 @@ files, reasoning and background mode; GET/DELETE of a stored response.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import hashlib
 import json
 import threading
@@ -36,13 +40,29 @@ import threading
 from .checks import APIError, check_model, json_word_missing, strict_problem, validate
 
 STORED_RESPONSES = 1_000  # responses kept for previous_response_id, the oldest dropped first
+STORED_BYTES = 50_000_000  # and at most this many bytes of their items (as JSON) in all
+# Content parts the tutor cannot see, refused with a 400 that names them (docs/serve.md).
+UNREADABLE_PARTS = ("input_image", "input_file", "input_audio", "image_url", "image", "file")
 # The schema each kind of input item is checked against; any other kind is refused.
 ITEM_SCHEMAS = {"message": "EasyInputMessage", "function_call": "FunctionToolCall",
                 "function_call_output": "FunctionCallOutputItemParam",
                 "reasoning": "ReasoningItem"}
 TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
 
-_stored: collections.OrderedDict[str, list[dict]] = collections.OrderedDict()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Link:
+    """One stored response: the id it continued and its own items (its input and output),
+    never a copy of the chain before it, so a chain of 3,000 turns costs 3,000 turns."""
+
+    previous: str | None
+    items: tuple
+    size: int  # bytes of its items as JSON, counted against STORED_BYTES
+
+
+_stored: collections.OrderedDict[str, _Link] = collections.OrderedDict()
+_stored_bytes = 0
 _stored_lock = threading.Lock()  # the HTTP server answers requests on several threads
 
 
@@ -74,11 +94,26 @@ def _check_item(i: int, item) -> None:
     schema = ITEM_SCHEMAS[kind]
     if kind == "message" and item.get("role") == "assistant" and _has_output_parts(item):
         schema = "OutputMessage"  # an earlier answer sent back as the API gave it
+    _refuse_unreadable_parts(i, item)
     validate(schema, item, prefix=f"input[{i}].")
     if kind == "message" and item.get("content") == []:
         raise APIError(400, f"Invalid 'input[{i}].content': empty array. Expected an array "
                        "with minimum length 1, but got an empty array instead.",
                        param=f"input[{i}].content", code="empty_array")
+
+
+def _refuse_unreadable_parts(i: int, item: dict) -> None:
+    """An image or a file (in a message, or in a tool's output): a 400 that names it, not a
+    reply that pretends it was read."""
+    field = "output" if item.get("type") == "function_call_output" else "content"
+    parts = item.get(field)
+    for j, part in enumerate(parts if isinstance(parts, list) else []):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in UNREADABLE_PARTS:
+            raise APIError(400, f"Invalid 'input[{i}].{field}[{j}]': the offline tutor reads "
+                           f"text only and cannot read an {kind!r} part (images and files "
+                           "are refused); send the text instead.",
+                           param=f"input[{i}].{field}[{j}].type", code="unsupported_content")
 
 
 def _has_output_parts(item: dict) -> bool:
@@ -237,15 +272,22 @@ def _check_outputs(messages: list[dict]) -> None:
 
 
 def _earlier_items(request: dict) -> list[dict]:
+    """The items of the stored conversation a request continues, oldest first, followed
+    link by link; each link is kept fresh (an old first turn is not dropped while its chain
+    is in use). A link dropped from the store: the API's 400, naming the id it was."""
     previous = request.get("previous_response_id")
-    if previous is None:
-        return []
+    links = []
     with _stored_lock:
-        items = _stored.get(previous)
-    if items is None:
-        raise APIError(400, f"Previous response with id '{str(previous)[:100]}' not found.",
-                       param="previous_response_id", code="previous_response_not_found")
-    return list(items)
+        while previous is not None and len(links) <= len(_stored):
+            link = _stored.get(previous) if isinstance(previous, str) else None
+            if link is None:
+                raise APIError(400, f"Previous response with id '{str(previous)[:100]}' not "
+                               "found.", param="previous_response_id",
+                               code="previous_response_not_found")
+            _stored.move_to_end(previous)
+            links.append(link)
+            previous = link.previous
+    return [item for link in reversed(links) for item in link.items]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -301,13 +343,21 @@ def response_object(request: dict, completion: dict, raw: bytes | None) -> dict:
 
 
 def _remember(response_id: str, request: dict, output: list[dict]) -> None:
-    """Keep the conversation so far (earlier turns, this input, this output) for the next
-    request's previous_response_id."""
+    """Keep this turn (its input and output) as a link to the one it continued, for the next
+    request's previous_response_id; the oldest links go once there are more than
+    STORED_RESPONSES or STORED_BYTES of them."""
+    global _stored_bytes
     given = request.get("input")
-    items = _earlier_items(request) + (
-        [{"role": "user", "content": given}] if isinstance(given, str) else list(given or []))
+    items = tuple(([{"role": "user", "content": given}] if isinstance(given, str)
+                   else list(given or [])) + output)
+    link = _Link(request.get("previous_response_id"), items,
+                 len(json.dumps(items, ensure_ascii=False).encode()))
+    if link.size > STORED_BYTES:
+        return  # larger than the whole store: answered, not kept
     with _stored_lock:
-        _stored[response_id] = items + output
-        _stored.move_to_end(response_id)
-        while len(_stored) > STORED_RESPONSES:
-            _stored.popitem(last=False)
+        if response_id in _stored:
+            _stored_bytes -= _stored.pop(response_id).size
+        _stored[response_id] = link
+        _stored_bytes += link.size
+        while len(_stored) > STORED_RESPONSES or _stored_bytes > STORED_BYTES:
+            _stored_bytes -= _stored.popitem(last=False)[1].size

@@ -7,7 +7,9 @@ thread, and timeouts that drop such a client. What is ours is the API's shape: e
 errors included, is JSON in OpenAI's error shape (HEAD gets the status and no body).
 
 - The tutor runs in a worker thread, off the event loop, so other clients' I/O goes on while
-  it thinks; a persona's 'thinking' delay is an asynchronous sleep that blocks no one.
+  it thinks; a persona's 'thinking' delay is an asynchronous sleep that blocks no one. A POST
+  not answered within MAX_THINKING_SECONDS gets a 504 saying so. Everything else (GET
+  /v1/models, a 404, a 405) is answered on the event loop at once, never queued behind POSTs.
 - Bodies are read as they arrive and refused with 413 past MAX_BODY_BYTES, whether the
   client announced its length or sent it in chunks.
 - Request lines over 8 KB get 414 and more than 100 header fields get 431. Beyond 1 MB of
@@ -23,6 +25,7 @@ Left out on purpose: TLS and HTTP/2 (a local teaching server).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import errno
 import json
@@ -48,6 +51,10 @@ BACKLOG = 1_024
 OUT_OF_DESCRIPTORS = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 ACCEPT_PAUSE = 0.25   # seconds without accepting once the process is out of descriptors
 LOG_EVERY = 60.0      # seconds: at most one log line per this, however long it lasts
+MAX_THINKING_SECONDS = 30.0  # a POST answered in more than this gets a 504 instead
+# The tutor's threads: a POST waits here for one of them; GET and refusals never do.
+_THINKERS = concurrent.futures.ThreadPoolExecutor(max_workers=8,
+                                                  thread_name_prefix="agentlab-tutor")
 log = logging.getLogger("agentlab.serve")
 
 
@@ -91,10 +98,11 @@ class APIHandler(tornado.web.RequestHandler):
             self.send_error(413, exc_info=(APIError, refusal, None))
 
     async def _answer(self, *args):
-        loop = asyncio.get_running_loop()
-        status, payload, delay = await loop.run_in_executor(
-            None, handler.handle, self.request.method, self.request.uri, bytes(self.body),
-            self.respond)
+        arguments = (self.request.method, self.request.uri, bytes(self.body), self.respond)
+        if self.request.method != "POST":  # GET /v1/models, a 404, a 405: answered at once
+            status, payload, delay = handler.handle(*arguments)
+        else:
+            status, payload, delay = await _thought_about(arguments)
         if delay:
             await asyncio.sleep(delay)
         self.set_status(status)
@@ -136,6 +144,19 @@ class APIHandler(tornado.web.RequestHandler):
     def log_exception(self, typ, value, tb):
         if not isinstance(value, APIError):
             super().log_exception(typ, value, tb)
+
+
+async def _thought_about(arguments: tuple) -> tuple[int, object, float]:
+    """handler.handle(*arguments) in a worker thread, waited for at most MAX_THINKING_SECONDS;
+    past that, a 504 that says so. The tutor reads in linear time, so this is a backstop: the
+    thread cannot be killed, but its client gets an answer and nobody else waits for it."""
+    work = asyncio.get_running_loop().run_in_executor(_THINKERS, handler.handle, *arguments)
+    try:
+        return await asyncio.wait_for(work, MAX_THINKING_SECONDS)
+    except asyncio.TimeoutError:
+        raise APIError(504, f"The request took longer than {MAX_THINKING_SECONDS:g} s to "
+                       "answer and was given up; send a shorter one.", type="server_error",
+                       code="timeout") from None
 
 
 class JSONErrorsHTTPServer(tornado.httpserver.HTTPServer):

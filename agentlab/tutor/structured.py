@@ -267,14 +267,22 @@ def schema_in_messages(messages: list) -> dict | None:
             continue  # a schema a tool returned, or the model wrote, is data, not the ask
         text = text_of(message)
         start = text.find("{")
+        # Each try may read far (an object never closed, a string never ended), so the tries
+        # share a budget of characters read, twice the text: linear in it, however many "{".
+        budget = 2 * len(text) + 100_000
         for _ in range(MAX_SCHEMA_SEARCH):
-            if start < 0:
+            if start < 0 or budget < 0:
                 break
             try:
                 value, end = decoder.raw_decode(text, start)
+            except json.JSONDecodeError as e:  # it read up to e.pos, or to the end
+                budget -= (len(text) if e.msg.startswith("Unterminated") else e.pos) - start
+                start = text.find("{", start + 1)
+                continue
             except (ValueError, RecursionError):
                 start = text.find("{", start + 1)
                 continue
+            budget -= end - start
             if isinstance(value, dict) and isinstance(value.get("properties"), dict):
                 return value
             start = text.find("{", end)

@@ -39,18 +39,16 @@ from .reading import field, text_of
 INVENTED = "42"  # what a model that writes past its turn "observes": no tool ran
 MAX_PROMPT_CHARS = 200_000  # a prompt longer than this is not searched for a protocol
 MAX_TOOLS = 64
-# ReAct: a step's action and its input; the input runs to the end of its line, or is a JSON
-# object (possibly over several lines), read with raw_decode.
-_ACTION = re.compile(r"^[ \t]*Action[ \t]*\d*[ \t]*:[ \t]*(.+?)[ \t]*\n[ \t]*Action[ \t]*\d*[ \t]*"
-                     r"Input[ \t]*\d*[ \t]*:[ \t]*", re.M)
-_OBSERVATION = re.compile(r"^[ \t]*Observation[ \t]*\d*[ \t]*:[ \t]*", re.M)
-_NEXT_STEP = re.compile(r"^[ \t]*(?:Thought|Action|Final Answer|Answer)[ \t]*:", re.M)
+# ReAct's labels ("Action:", "Action Input:", "Observation:") are read line by line with string
+# methods, not with regular expressions: a pattern like r"Action[ \t]*\d*[ \t]*:[ \t]*(.+?)[ \t]*\n"
+# backtracks over a line of spaces (cubic: 4 KB took 13 s), and this runs on every request.
+_STEP_LABELS = ("Thought", "Action", "Final Answer", "Answer")
 _TOOL_NAME = re.compile(r"^> Tool Name:[ \t]*(\S+)", re.M)  # LlamaIndex's tool list
 _TOOL_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")  # a name a model could mean as a tool
 _ONE_OF = re.compile(r"one of \[?([A-Za-z0-9_, \t-]+)\]?")  # "Action: ... (one of a, b)"
 # Code actions: a Python function stub per tool, and the tags a snippet goes between.
-# (Docstrings and descriptions are read up to a few thousand characters: a bounded lazy match keeps a
-# prompt full of unclosed ones linear, where an unbounded one would rescan to the end each time.)
+# (Docstrings are read up to a few thousand characters: a bounded lazy match keeps a prompt
+# full of unclosed ones linear, where an unbounded one would rescan to the end each time.)
 _STUB = re.compile(r"^def ([A-Za-z_]\w*)\(([^)\n]*)\)[^\n]*:\n[ \t]+(?:\"\"\"|''')"
                    r"(.{0,4000}?)(?:\"\"\"|''')", re.M | re.S)
 _TAGS = re.compile(r"opened with '([^'\n]{1,40})',?\s+and\s+closed with '([^'\n]{1,40})'")
@@ -130,7 +128,7 @@ def read_protocol(messages: list, tools) -> TextProtocol | None:
         return _code_protocol(messages, prompt)
     if "[[ ## " in prompt and "Your output fields are:" in prompt:
         return _fields_protocol(messages, prompt)
-    if _ACTION.search(prompt) or ("Action Input" in prompt and "Action:" in prompt):
+    if "Action" in prompt and "Input" in prompt and _react_actions(_lines(prompt)):
         return _react_protocol(messages, prompt)
     return None
 
@@ -188,30 +186,87 @@ def _react_task(messages: list[dict]) -> str:
     not an observation."""
     for m in messages:
         text = text_of(m)
-        if m.get("role") == "user" and not _OBSERVATION.match(text):
-            asked = re.findall(r"^Question:[ \t]*(.+)$", text, re.M)
-            asked = [q for q in asked if "the input question" not in q]
+        if m.get("role") == "user" and not _is_observation(text):
+            asked = [line[len("Question:"):].strip(" \t") for line in text.split("\n")
+                     if line.startswith("Question:")]
+            asked = [q for q in asked if q and "the input question" not in q]
             return asked[-1] if asked else text
     return ""
+
+
+def _labelled(line: str, *words: str) -> str | None:
+    """What follows a label at the start of a line, or None if the line has no such label.
+    Each word may be followed by spaces, tabs and a step number; the label ends in ":".
+    Linear in the line, whatever runs of spaces it holds (string methods, no backtracking).
+
+    Example: _labelled("  Action 2 :  get_time ", "Action") -> "get_time "
+             _labelled("Action Input: {}", "Action", "Input") -> "{}"
+             _labelled("Action Input: {}", "Action") -> None
+    """
+    rest = line.lstrip(" \t")
+    for word in words:
+        if not rest.startswith(word):
+            return None
+        rest = rest[len(word):].lstrip(" \t").lstrip("0123456789").lstrip(" \t")
+    return rest[1:].lstrip(" \t") if rest.startswith(":") else None
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    """(where it starts, the line) for each line of a text, split at "\n" only."""
+    lines, start = [], 0
+    for line in text.split("\n"):
+        lines.append((start, line))
+        start += len(line) + 1
+    return lines
+
+
+def _find_label(text: str, *labels: tuple[str, ...]) -> tuple[int, int] | None:
+    """(where the line starts, where what follows the label starts) for the first line of a
+    text that opens with one of the labels (each a tuple of words for _labelled), or None."""
+    for start, line in _lines(text):
+        for words in labels:
+            after = _labelled(line, *words)
+            if after is not None:
+                return start, start + len(line) - len(after)
+    return None
+
+
+def _is_observation(text: str) -> bool:
+    """Does the text open with "Observation:" (the agent's report of a tool's result)?"""
+    return _labelled(text.partition("\n")[0], "Observation") is not None
+
+
+def _react_actions(lines: list[tuple[int, str]]) -> list[tuple[str, int, int]]:
+    """(tool, where its input starts, where its "Action:" line starts) for each "Action: tool"
+    line followed by an "Action Input:" line, in order."""
+    actions = []
+    for (start, line), (next_start, next_line) in zip(lines, lines[1:]):
+        name = _labelled(line, "Action")
+        given = _labelled(next_line, "Action", "Input") if name else None
+        if name and name.strip(" \t") and given is not None:
+            actions.append((name, next_start + len(next_line) - len(given), start))
+    return actions
 
 
 def _react_steps(text: str, names: set[str]) -> list[tuple[str, str, str | None]]:
     """(tool, input text, observation or None) for each action in a text, in order; an
     observation in a later message fills the last action still waiting."""
+    lines = _lines(text)
+    first = _labelled(lines[0][1], "Observation")
+    if first is not None:  # a message that is an observation answers the last action
+        return [("", "", _until_next_step(text[len(lines[0][1]) - len(first):]))]
+    actions = _react_actions(lines)
     steps = []
-    observation = _OBSERVATION.match(text)
-    if observation:  # a message that is an observation answers the last action
-        return [("", "", _until_next_step(text[observation.end():]))]
-    for match in _ACTION.finditer(text):
-        name = match[1].strip().strip("`*")
-        rest = text[match.end():]
-        following = _ACTION.search(rest)  # the observation comes before the next action
-        rest = rest[:following.start()] if following else rest
+    for i, (name, input_start, _) in enumerate(actions):
+        # The action's input and its observation run up to the next action.
+        end = actions[i + 1][2] if i + 1 < len(actions) else len(text)
+        rest = text[input_start:end]
+        name = name.strip().strip("`*")
         given = _json_prefix(rest)
         if given is None:
             given = rest.split("\n")[0].strip()
-        after = _OBSERVATION.search(rest)
-        seen = _until_next_step(rest[after.end():]) if after else None
+        after = _find_label(rest, ("Observation",))
+        seen = _until_next_step(rest[after[1]:]) if after else None
         # An action for a tool the prompt does not list is kept too: once observed (here or in
         # the next message), the model sees the agent's error for it, and a model that asked
         # for a tool that does not exist drops it when the error names it.
@@ -221,8 +276,8 @@ def _react_steps(text: str, names: set[str]) -> list[tuple[str, str, str | None]
 
 
 def _until_next_step(text: str) -> str:
-    following = _NEXT_STEP.search(text)
-    return (text[:following.start()] if following else text).strip()
+    following = _find_label(text, *((label,) for label in _STEP_LABELS))
+    return (text[:following[0]] if following else text).strip()
 
 
 def _as_api(steps: list[tuple[str, str, str | None]], tools: list[dict]) -> list[dict]:
@@ -284,7 +339,7 @@ def _code_protocol(messages: list[dict], prompt: str) -> TextProtocol | None:
         text = text_of(m)
         if m.get("role") == "assistant" and opening.strip("`") in text:
             waiting = _calls_in_code(_code_of(text, opening, closing), names)
-        elif m.get("role") in ("user", "tool") and waiting and _OBSERVATION.match(text):
+        elif m.get("role") in ("user", "tool") and waiting and _is_observation(text):
             steps += _observed(waiting, text)
             waiting = []
     return TextProtocol("code", tools, [{"role": "user", "content": task}] + _as_api(
@@ -294,7 +349,10 @@ def _code_protocol(messages: list[dict], prompt: str) -> TextProtocol | None:
 def _stub_tool(match) -> dict | None:
     name, signature, doc = match[1], match[2], match[3]
     properties, required = {}, []
-    for parameter in filter(None, (p.strip() for p in signature.split(","))):
+    parameters = [p.strip() for p in signature.split(",")]
+    # Each parameter's description is searched for in the docstring: a bounded number of them
+    # keeps a signature of 50,000 parameters from costing 50,000 searches.
+    for parameter in list(filter(None, parameters))[:MAX_TOOLS]:
         parameter_name, _, kind = parameter.partition(":")
         parameter_name = parameter_name.strip().lstrip("*")
         if not parameter_name.isidentifier():
@@ -338,7 +396,8 @@ def _calls_in_code(code: str, names: set[str]) -> list[tuple[str, str]]:
 def _observed(calls: list[tuple[str, str]], text: str) -> list[tuple[str, str, str | None]]:
     """Each call with its printed line of the execution logs (one print a call, in order), or
     the whole observation for each if the lines do not match the calls."""
-    body = _OBSERVATION.sub("", text, count=1).strip()
+    label = _find_label(text, ("Observation",))
+    body = (text[:label[0]] + text[label[1]:] if label else text).strip()
     logs = body.removeprefix("Execution logs:").split("Last output from code snippet:")[0]
     lines = [line for line in logs.strip().split("\n") if line.strip()]
     if body.startswith("Error"):
@@ -366,9 +425,8 @@ def _python_arguments(arguments: str) -> str:
 # answer from the trajectory afterwards)
 
 _OUTPUT_FIELD = re.compile(r"^\d+\.[ \t]*`(\w+)`[ \t]*\(([^)\n]*)\)", re.M)
-_DSPY_TOOL = re.compile(r"^[ \t]*\(\d+\)[ \t]*(\w+), whose description is <desc>(.{0,1500}?)"
-                        r"</desc>\.[ \t]*It takes arguments (\{.{0,4000}?\})\.?[ \t]*$",
-                        re.M | re.S)
+_DSPY_TOOL_HEAD = re.compile(r"\(\d+\)[ \t]*(\w+)")  # "(1) get_time", spaces stripped around
+_DSPY_DESCRIBED = ", whose description is <desc>"
 _HEADER = re.compile(r"\[\[ ## (\w+) ## \]\]\n?")
 
 
@@ -383,15 +441,15 @@ def _fields_protocol(messages: list[dict], prompt: str) -> TextProtocol | None:
     if not fields:
         return None
     tools = []
-    for match in list(_DSPY_TOOL.finditer(system))[:MAX_TOOLS]:
-        if match[1] == "finish":  # ReAct's own way to say "done": the answer, not a tool
+    for name, description, arguments in _dspy_tools(system)[:MAX_TOOLS]:
+        if name == "finish":  # ReAct's own way to say "done": the answer, not a tool
             continue
         try:
-            properties = ast.literal_eval(match[3])
+            properties = ast.literal_eval(arguments)
         except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
             properties = {}
         properties = properties if isinstance(properties, dict) else {}
-        tools.append(_tool(match[1], " ".join(match[2].split()), {
+        tools.append(_tool(name, " ".join(description.split()), {
             "type": "object", "properties": properties, "required": list(properties)}))
     user = next((text_of(m) for m in reversed(messages) if m.get("role") == "user"), "")
     values = _headed_values(user)
@@ -412,6 +470,66 @@ def _fields_protocol(messages: list[dict], prompt: str) -> TextProtocol | None:
                                if n not in {t["function"]["name"] for t in tools}]
     return TextProtocol("fields", tools, [{"role": "user", "content": task}] + _as_api(
         steps, steps_tools), fields=fields)
+
+
+def _dspy_tools(system: str) -> list[tuple[str, str, str]]:
+    """(name, description, arguments as written) for each tool DSPy's ReAct lists: "(1) name,
+    whose description is <desc>...</desc>. It takes arguments {...}." on a line of its own.
+
+    Read with str.find in windows of bounded size (a name's line up to 200 characters, a
+    description up to 1,500, the arguments up to 4,000): linear in the prompt, whatever it
+    holds (a regular expression for it took 2 s on unclosed lines).
+    """
+    found, at = [], system.find(_DSPY_DESCRIBED)
+    closes = _Next(system, "</desc>")  # each found once, however many markers look for it
+    line_ends = _Next(system, "\n")
+    while at >= 0 and len(found) <= MAX_TOOLS:
+        start = at + len(_DSPY_DESCRIBED)
+        tool = _dspy_tool_at(system, at, start, closes.at_or_after(start), line_ends)
+        if tool:
+            found.append(tool)
+        at = system.find(_DSPY_DESCRIBED, start)
+    return found
+
+
+class _Next:
+    """Where `needle` next occurs in a text at or after a position that only moves forward:
+    each stretch of the text is searched once, so finding it for every marker stays linear."""
+
+    def __init__(self, text: str, needle: str):
+        self.text, self.needle, self.found = text, needle, -1
+
+    def at_or_after(self, position: int) -> int:
+        """The first occurrence at or after position, or len(text) if none."""
+        if self.found < position:
+            found = self.text.find(self.needle, position)
+            self.found = len(self.text) if found < 0 else found
+        return self.found
+
+
+def _dspy_tool_at(system: str, at: int, start: int, end: int,
+                  line_ends: _Next) -> tuple[str, str, str] | None:
+    """The tool whose ", whose description is <desc>" is at `at` (its description from start
+    to end, where "</desc>" is), or None if its line is not one (see _dspy_tools)."""
+    newline = system.rfind("\n", max(at - 200, 0), at)
+    if newline < 0 and at > 200:
+        return None  # the name's line is longer than any tool's
+    head = _DSPY_TOOL_HEAD.fullmatch(system[newline + 1:at].strip(" \t"))
+    if not head or end - start > 1_500 or end >= len(system):
+        return None
+    line_end = line_ends.at_or_after(end)
+    if line_end - end > 4_100:
+        return None  # the arguments run on past any tool's
+    rest = system[end + len("</desc>"):line_end]
+    if not rest.startswith("."):
+        return None
+    rest = rest[1:].lstrip(" \t")
+    if not rest.startswith("It takes arguments "):
+        return None
+    arguments = rest.removeprefix("It takes arguments ").rstrip(" \t").removesuffix(".")
+    if not (arguments.startswith("{") and arguments.endswith("}")):
+        return None
+    return head[1], system[start:end], arguments
 
 
 def _headed_values(text: str) -> dict[str, str]:
