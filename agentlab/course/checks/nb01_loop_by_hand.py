@@ -11,16 +11,8 @@ import types
 from agentlab.toolkit import get_weather
 from agentlab.tutor.reading import error_in_text
 
-from ._common import (
-    Verdict,
-    as_number,
-    attempt,
-    is_stub_result,
-    returned_nothing,
-    short,
-    still_a_stub,
-    tutor_client,
-)
+from ._common import (Verdict, as_number, attempt, is_stub_result, returned_nothing, short,
+                      still_a_stub, tutor_client)
 
 COAT = "What's the weather in {city}, and should I take a coat?"
 

@@ -11,14 +11,7 @@ import re
 
 from agentlab.tools import Tool
 
-from ._common import (
-    Verdict,
-    as_number,
-    attempt,
-    is_stub_result,
-    returned_nothing,
-    short,
-)
+from ._common import Verdict, as_number, attempt, is_stub_result, returned_nothing, short
 
 # How far a result may be from the exact °F: a result rounded to one decimal is right.
 ROUNDED = 0.05 + 1e-9

@@ -10,14 +10,7 @@ import collections
 from agentlab.loop import Limits, run_agent
 from agentlab.toolkit import COURSE_TOOLS
 
-from ._common import (
-    Verdict,
-    attempt,
-    is_stub_result,
-    returned_nothing,
-    short,
-    tutor_client,
-)
+from ._common import Verdict, attempt, is_stub_result, returned_nothing, short, tutor_client
 
 RECORD_TASKS = [
     "Is it warmer in the capital of Japan or the capital of France?",

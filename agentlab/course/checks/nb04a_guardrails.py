@@ -9,14 +9,7 @@ import json
 
 from agentlab.tutor.reading import cut_note_in
 
-from ._common import (
-    Verdict,
-    attempt,
-    is_stub_result,
-    returned_nothing,
-    short,
-    without_ellipses,
-)
+from ._common import Verdict, attempt, is_stub_result, returned_nothing, short, without_ellipses
 
 
 def _report(word: str, count: int) -> str:

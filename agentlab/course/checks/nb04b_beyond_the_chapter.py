@@ -16,15 +16,7 @@ from agentlab.toolkit import COURSE_TOOLS, get_weather
 from agentlab.tools import Deny
 from agentlab.tutor.reading import error_in_text
 
-from ._common import (
-    TUTOR,
-    Verdict,
-    attempt,
-    is_stub_result,
-    returned_nothing,
-    short,
-    tutor_client,
-)
+from ._common import TUTOR, Verdict, attempt, is_stub_result, returned_nothing, short, tutor_client
 
 EUROPE = {"Paris", "London", "Berlin", "Madrid", "Rome", "Oslo"}
 

@@ -10,16 +10,8 @@ import functools
 import inspect
 import types
 
-from ._common import (
-    Verdict,
-    as_number,
-    attempt,
-    is_stub_result,
-    returned_nothing,
-    short,
-    spied,
-    tutor_client,
-)
+from ._common import (Verdict, as_number, attempt, is_stub_result, returned_nothing, short, spied,
+                      tutor_client)
 
 _CHECK_TASKS = 6  # the first six of sweeps.MEASURE_TASKS
 

@@ -15,15 +15,7 @@ from agentlab.records import Run
 from agentlab.toolkit import get_weather
 from agentlab.tutor.personas import MADE_UP_TOOL
 
-from ._common import (
-    TUTOR,
-    Verdict,
-    attempt,
-    is_stub_result,
-    returned_nothing,
-    short,
-    spied,
-)
+from ._common import TUTOR, Verdict, attempt, is_stub_result, returned_nothing, short, spied
 
 REACT_TASKS = {  # task -> what the answer must say, from the tools' own results
     "What's the weather in Oslo?": lambda: str(get_weather(city="Oslo")["temp_c"]),

@@ -752,8 +752,7 @@ def check_plain_result(run_agent, timeout: float, draw: Draws) -> Entry:
     tool, argument = _lookup(draw, lambda v: {"found": v, "count": count})
     model = f"asks {_call(tool.name, argument, value)}, then answers"
     trial = _watch(run_agent, f"How many {value} are there?", [tool],
-                   lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
-                   if n == 0 else None, timeout)
+                   _asks_one(tool.name, argument, [value]), timeout)
     hint = ("send a result back as it is, json.dumps(result); only a failure is marked as one "
             "({'error': ...})")
     failure = _run_failed(trial, timeout)
@@ -778,16 +777,14 @@ def check_fresh_run(run_agent, timeout: float, draw: Draws) -> Entry:
              "times, then answers; in a second run, in the same process, asks it once, then "
              "answers")
     first = _watch(run_agent, tasks[0], [tool],
-                   lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
-                   if n < MAX_IDENTICAL_RUNS else None, timeout)
+                   _asks_one(tool.name, argument, [value] * MAX_IDENTICAL_RUNS), timeout)
     hint = ("make the run's state inside run_agent, new at every call of it: the messages, the "
             "repeat guard's memory, the cost so far; nothing kept in globals between runs")
     failure = _run_failed(first, timeout)
     if failure:
         return _failed_entry("fresh_run", first, failure, expect, model, hint)
-    second = _watch(run_agent, tasks[1], [tool],
-                    lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
-                    if n == 0 else None, timeout)
+    second = _watch(run_agent, tasks[1], [tool], _asks_one(tool.name, argument, [value]),
+                    timeout)
     failure = _run_failed(second, timeout)
     if failure:
         return _failed_entry("fresh_run", [first, second], failure, expect, model, hint,
