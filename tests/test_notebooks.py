@@ -24,8 +24,10 @@ def cells_of(path):
 
 
 def shown(cell) -> str:
-    return "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+    """A cell's text outputs, without grade()'s progress line ("grading: 3 checks ... done")."""
+    text = "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
                    for o in cell.get("outputs", []))
+    return re.sub(r"\Agrading: \d+ checks? \.* done\n", "", text)
 
 
 def test_the_course_is_all_there():
