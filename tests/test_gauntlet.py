@@ -1262,3 +1262,15 @@ def test_a_repeat_guard_keyed_on_the_arguments_alone_or_counting_in_a_row_breaks
     assert not entry.held and hint in entry.hint, entry
     right = guarded_by(lambda name, arguments: (name, json.dumps(arguments, sort_keys=True)))
     assert grade(right, seed=seed, only=["repeats"]).held == ["repeats"]
+
+
+def test_a_grade_that_kills_loops_leaks_no_file_descriptor():
+    def hangs(*args, **kwargs):
+        import time
+
+        time.sleep(30)
+
+    grade(hangs, timeout=0.05, only=["answers"])  # the first grade opens what is kept open
+    before = len(os.listdir("/proc/self/fd"))
+    grade(hangs, timeout=0.05, only=["answers", "budget", "time", "history"])
+    assert len(os.listdir("/proc/self/fd")) <= before

@@ -83,9 +83,11 @@ class LoopProcess:
     def __init__(self, run_agent):
         self.loop = pickled(run_agent)
         self.child: subprocess.Popen | None = None
+        self.ends: list = []  # the pipes and error file of the current process
         self.start()  # at once: its start overlaps the grader's own setup
 
     def start(self) -> None:
+        self._close_ends()  # a killed process's pipes: closed, not leaked one per respawn
         down_read, down_write = os.pipe()  # grader -> loop
         up_read, up_write = os.pipe()      # loop -> grader
         env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY",
@@ -99,6 +101,7 @@ class LoopProcess:
         os.close(up_write)
         self.outbox = multiprocessing.connection.Connection(down_write, readable=False)
         self.inbox = multiprocessing.connection.Connection(up_read, writable=False)
+        self.ends = [self.inbox, self.outbox, self.errors]
         self.send_lock = threading.Lock()
         self._send({"loop": self.loop, "path": sys.path, "log_levels": _log_levels()})
         self.ready = False
@@ -255,9 +258,12 @@ class LoopProcess:
 
     def close(self) -> None:
         self.kill()
-        for end in (self.inbox, self.outbox):
+        self._close_ends()
+
+    def _close_ends(self) -> None:
+        for end in self.ends:
             end.close()
-        self.errors.close()
+        self.ends = []
 
 
 def _log_levels() -> dict[str, int]:
