@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 
 from agentlab.guardrails import Limits
 from agentlab.pricing import Unpriceable, cost_usd, reported_tokens
@@ -286,12 +287,9 @@ def _tool_names(tools) -> list[str]:
 
 def _cost(payload: dict) -> float:
     """What a response cost at the grader's prices, by the usage the server reported."""
-    class Usage:
-        def __init__(self, usage):
-            self.prompt_tokens = usage.get("prompt_tokens")
-            self.completion_tokens = usage.get("completion_tokens")
     try:
-        return cost_usd(PRICED_AS, *reported_tokens(Usage(payload.get("usage") or {})))
+        usage = types.SimpleNamespace(**(payload.get("usage") or {}))
+        return cost_usd(PRICED_AS, *reported_tokens(usage))
     except Unpriceable:
         return 0.0
 
