@@ -551,3 +551,80 @@ def test_a_model_or_price_change_and_save_draw_nothing_and_keep_the_state(
     assert drawn == [] and playground.history == []
     assert playground.history_plot.layout.display == "none"
     assert bytes(playground.history_plot.value) == b""
+
+
+# --- a press answers first, then draws the detail (issue 35) ----------------------------------
+
+def test_a_press_draws_the_history_and_frees_the_run_button_before_the_last_runs_plot(
+        playground):
+    """The history plot (what the press compares) is sent, then the Run button is usable again,
+    then the last run's plot comes; a second press the same way."""
+    playground._repr_mimebundle_()
+    order = []
+    playground.history_plot.observe(lambda _: order.append("history plot"), names="value")
+    playground.run_plot.observe(lambda _: order.append("run plot"), names="value")
+    playground.run_button.observe(
+        lambda change: order.append(f"run button {'off' if change['new'] else 'on'}"),
+        names="disabled")
+    for steps in (3, 4):
+        playground.max_steps.value = steps
+        playground.start()
+        playground.wait(60)
+    press = ["run button off", "history plot", "run button on", "run plot"]
+    assert order == press + press
+    assert playground.history_plot.layout.display is None
+    assert playground.run_plot.layout.display is None
+
+
+def test_a_runs_detail_is_not_drawn_once_a_later_run_has_taken_its_place(playground):
+    playground._repr_mimebundle_()
+    playground.run_button.click()
+    first = playground.history[-1]
+    playground.max_steps.value = 3
+    playground.run_button.click()
+    shown = bytes(playground.run_plot.value)
+    playground._after_the_press(first)  # the first run's detail, late: the second's stays
+    assert bytes(playground.run_plot.value) == shown
+
+
+def test_a_failing_detail_drawing_is_said_in_the_panel_and_the_run_kept(playground, monkeypatch):
+    playground._repr_mimebundle_()
+
+    def broken(self):
+        raise RuntimeError("no fonts")
+
+    monkeypatch.setattr(Playground, "_draw_last_run", broken)
+    playground.run_button.click()
+    assert len(playground.history) == 1 and not playground.run_button.disabled
+    assert "the plots could not be drawn: RuntimeError: no fonts" in playground.status.value
+
+
+def test_save_writes_what_one_json_dump_of_the_history_would_each_run_made_once(
+        playground, tmp_path, monkeypatch):
+    """Byte for byte the JSON list of the runs' records at indent 1, masked; each run's part
+    is made once (when its press ends), so a save at 200 runs does not make 200 again."""
+    from agentlab.masking import mask
+    from agentlab.records import Run
+
+    made = []
+    to_dict = Run.to_dict
+    monkeypatch.setattr(Run, "to_dict", lambda self: made.append(self) or to_dict(self))
+    key = "sk-proj-" + "a1B2c3D4e5" * 4
+    for task in TASKS:
+        playground.task.value = task
+        playground.run_button.click()
+    playground.history[0].answer = f"the key is {key}"  # a record edited by hand...
+    playground._saved_texts.clear()  # ...made again at the save
+    target = playground.save(tmp_path / "runs.json")
+    playground.run_button.click()
+    playground.save(target)
+    # each run's part made at its press; the first two again once the cache was emptied, and
+    # not at the second save
+    assert [sum(m is run for m in made) for run in playground.history] == [2, 2, 1]
+    monkeypatch.setattr(Run, "to_dict", to_dict)
+    expected = mask(json.dumps([r.to_dict() for r in playground.history], indent=1))
+    assert target.read_text() == expected
+    assert key not in expected and "the key is [masked key]" in expected
+    playground.history.pop(0)  # a run taken out of the history leaves the file and the cache
+    playground.save(target)
+    assert len(json.loads(target.read_text())) == 2 and len(playground._saved_texts) == 2

@@ -441,6 +441,7 @@ class Playground:
         self._figures = None  # the two figures, made at the first redraw and kept
         self._drawn_runs: list[Run] = []  # the runs whose bars the history plot holds
         self._drawing = threading.Lock()
+        self._saved_texts: dict[int, tuple[Run, str]] = {}  # id(run) -> (run, its saved JSON)
         models = list(models or ([client.default_model] if client else _model_choices()))
 
         # Two columns of controls that share the output area's width and wrap under each
@@ -523,11 +524,14 @@ class Playground:
         if not self._running.acquire(blocking=False):
             self._say("A run is already going: wait for it to finish, or press Stop.", error=True)
             return None
+        run = None
         try:
-            return self._run()
+            run = self._run()
         finally:
             self._running.release()
             self.run_button.disabled, self.stop_button.disabled = False, True
+        self._after_the_press(run)
+        return run
 
     def start(self) -> threading.Thread | None:
         """Start a run on a background thread (what pressing Run in the front end does)."""
@@ -536,11 +540,13 @@ class Playground:
             return None
 
         def go():
+            run = None
             try:
-                self._run()
+                run = self._run()
             finally:
                 self._running.release()
                 self.run_button.disabled, self.stop_button.disabled = False, True
+            self._after_the_press(run)
 
         self._thread = threading.Thread(target=go, daemon=True, name="agentlab-playground")
         self._thread.start()
@@ -580,8 +586,8 @@ class Playground:
             self.log.value = self._log_html(lines)
             self.last_error = None
             self._say(f"Run #{len(self.history)}: {html.escape(run.summary())}")
-            if self._shown:
-                self.redraw()
+            if self._shown:  # the comparison a press is for; the last run's detail comes after
+                self._draw(last_run=False)
             return run
         except Exception as e:  # shown in the panel, and kept for code that drives it
             self.last_error = redact(f"{type(e).__name__}: {e}")
@@ -589,9 +595,11 @@ class Playground:
             return None
 
     def clear(self) -> None:
-        self.history.clear()
+        with self._drawing:  # not halfway through a drawing of the runs it takes away
+            self.history.clear()
+            self._hide_plots()
+        self._saved_texts.clear()
         self.log.value = self._log_html([])
-        self._hide_plots()
         self._say("History cleared.")
 
     def save(self, path: str | pathlib.Path | None = None) -> pathlib.Path | None:
@@ -601,15 +609,43 @@ class Playground:
             self._say(f"Nothing to save: the history is empty, so {html.escape(str(target))} "
                       "was left as it was.")
             return None
+        runs = list(self.history)  # as it is now: a run may be added while this writes
         try:
-            # masked like Run.to_json: a run loaded from a file did not pass the masking
-            target.write_text(redact(json.dumps([r.to_dict() for r in self.history], indent=1)))
+            # The same text as json.dumps(a list of the runs' dicts, indent=1), put together
+            # from each run's own part, written once per run (see _saved_text)
+            target.write_text("[\n" + ",\n".join(map(self._saved_text, runs)) + "\n]")
         except OSError as e:
             self.last_error = f"could not save to {target}: {e}"
             self._say(self.last_error, error=True)
             return None
-        self._say(f"Saved {len(self.history)} run(s) to {html.escape(str(target))}.")
+        kept = {id(run) for run in runs}  # forget the parts of runs no longer in the history
+        self._saved_texts = {k: v for k, v in self._saved_texts.items() if k in kept}
+        self._say(f"Saved {len(runs)} run(s) to {html.escape(str(target))}.")
         return target
+
+    def _saved_text(self, run: Run) -> str:
+        """One run as it stands in the saved JSON list: its record at one space of indent
+        more, masked like Run.to_json (a run loaded from a file did not pass the masking).
+        Made once per run and kept: a save at 200 runs writes what it made before."""
+        kept = self._saved_texts.get(id(run))
+        if kept is None or kept[0] is not run:  # a new run (or one at a reused id)
+            text = redact(json.dumps(run.to_dict(), indent=1))
+            kept = self._saved_texts[id(run)] = (run, " " + text.replace("\n", "\n "))
+        return kept[1]
+
+    def _after_the_press(self, run: Run | None) -> None:
+        """What a press does once the Run button is usable again: the last run's detail, and
+        its part of the saved JSON, made ahead of a save. Skipped for a run another has
+        replaced as the last one since (that run draws its own)."""
+        if run is None:
+            return
+        try:
+            self._saved_text(run)
+            if self._shown and self.history and self.history[-1] is run:
+                self._draw(history=False)
+        except Exception as e:  # shown in the panel, like a run's error
+            self.last_error = redact(f"the plots could not be drawn: {type(e).__name__}: {e}")
+            self._say(self.last_error, error=True)
 
     def redraw(self) -> None:
         """Plot steps and cost per run over the history; the last run's cost, tokens and time.
@@ -617,39 +653,56 @@ class Playground:
         The figures are kept between runs and redrawn in place at the size they are shown;
         with no history, the plots are hidden (an empty image shows as a broken one).
         """
-        from . import plots
+        self._draw()
 
+    def _draw(self, history: bool = True, last_run: bool = True) -> None:
+        """Redraw the history plot, the last run's plot, or both (a press draws the history
+        before the Run button is usable again, and the last run's plot after)."""
         with self._drawing:  # the first display and a background run may both redraw
             if not self.history:
                 self._hide_plots()
                 return
             if self._figures is None:
                 self._figures = _figures()
-            history, run = self._figures
-            # The history plot holds a bar for each run drawn before: when the history only
-            # grew since, those bars stay, and the new runs' bars are added and painted over
-            # the picture (titles, limit marks and legends are made again all the same).
-            drawn = len(self._drawn_runs)
-            grew = drawn < len(self.history) and all(
-                a is b for a, b in zip(self.history, self._drawn_runs))
-            steps, cost = _emptied(history.figure, keep_bars=grew)
-            room = plots.room_for(len(self.history))
-            plots.steps_per_run(self.history, steps, drawn=drawn if grew else 0, room=room)
-            plots.cost_per_run(self.history, cost, drawn=drawn if grew else 0, room=room)
-            history.draw(range(drawn, len(self.history)) if grew else None)
-            self._drawn_runs = list(self.history)
-            spent, tokens, times = _emptied(run.figure)
-            plots.cumulative_cost(self.history[-1], spent)
-            plots.tokens_per_step(self.history[-1], tokens)
-            plots.timeline(self.history[-1], times)
-            # Seconds are measured: no two runs take the same. Ending the axis just past a
-            # round number above them keeps the timeline's frame (its ticks) from run to run;
-            # the 5% past it leaves room for the last tick's label inside the picture.
-            times.set_xlim(0, 1.05 * _round_up(times.get_xlim()[1]))
-            run.draw()
-            self.history_plot.value = history.png()
-            self.run_plot.value = run.png()
-            self.history_plot.layout.display = self.run_plot.layout.display = None
+            if history:
+                self._draw_history()
+            if last_run:
+                self._draw_last_run()
+
+    def _draw_history(self) -> None:
+        from . import plots
+
+        history = self._figures[0]
+        # The history plot holds a bar for each run drawn before: when the history only
+        # grew since, those bars stay, and the new runs' bars are added and painted over
+        # the picture (titles, limit marks and legends are made again all the same).
+        drawn = len(self._drawn_runs)
+        grew = drawn < len(self.history) and all(
+            a is b for a, b in zip(self.history, self._drawn_runs))
+        steps, cost = _emptied(history.figure, keep_bars=grew)
+        room = plots.room_for(len(self.history))
+        plots.steps_per_run(self.history, steps, drawn=drawn if grew else 0, room=room)
+        plots.cost_per_run(self.history, cost, drawn=drawn if grew else 0, room=room)
+        history.draw(range(drawn, len(self.history)) if grew else None)
+        self._drawn_runs = list(self.history)
+        self.history_plot.value = history.png()
+        self.history_plot.layout.display = None
+
+    def _draw_last_run(self) -> None:
+        from . import plots
+
+        run = self._figures[1]
+        spent, tokens, times = _emptied(run.figure)
+        plots.cumulative_cost(self.history[-1], spent)
+        plots.tokens_per_step(self.history[-1], tokens)
+        plots.timeline(self.history[-1], times)
+        # Seconds are measured: no two runs take the same. Ending the axis just past a round
+        # number above them keeps the timeline's frame (its ticks) from run to run; the 5% past
+        # it leaves room for the last tick's label inside the picture.
+        times.set_xlim(0, 1.05 * _round_up(times.get_xlim()[1]))
+        run.draw()
+        self.run_plot.value = run.png()
+        self.run_plot.layout.display = None
 
     def _hide_plots(self) -> None:
         self.history_plot.value = self.run_plot.value = b""
