@@ -286,6 +286,10 @@ def report(figures: dict, bases: list[str], lengths=HISTORY_LENGTHS) -> str:
             lines.append(f"{n:>20} {tree:>9} " + " ".join(
                 f"{figures[part, tree, n] * 1000:>{width}.0f}"
                 for part, width in (("kernel", 8), ("drawing", 8), ("transfer", 9))))
+    undrawn = {n: figures["kernel", "now", n] - figures["drawing", "now", n] for n in lengths}
+    floor = ", ".join(f"{n} runs {seconds * 1000:.0f} ms" for n, seconds in undrawn.items())
+    lines.append(f"The floor, what no drawing can save: the run and its step log alone (kernel "
+                 f"minus drawing, now): {floor}")
     for what, title in (("model", "A model change"), ("price", "A price change"),
                         ("save", "Save history as JSON"), ("clear", "Clear history")):
         lines += ["", f"{title}, from its message to the kernel done with it (at n + presses "
