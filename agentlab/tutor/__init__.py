@@ -82,7 +82,9 @@ def well_behaved_reply(turn: Turn) -> Reply:
         return Reply(as_calls(plan.calls), answers.answer(turn.task, seen, names))
     if plan.missing and not seen:  # a tool fits, but the task leaves out an argument
         return Reply([], answers.ask_for(*plan.missing[0]))
-    text = answers.answer(turn.task, seen, names)
+    # The answer the conversation already ends with, if any: a client asking for it again,
+    # formatted (LlamaIndex's output_cls sends the whole run as a transcript to format).
+    text = turn.episode.answered or answers.answer(turn.task, seen, names)
     output_tool = _unused_output_tool(turn)
     if output_tool:
         arguments = structured.fill(output_tool.parameters, seen, text, text=turn.task.text)
@@ -197,6 +199,8 @@ def as_message(reply: Reply, turn: Turn, response_format, messages=()) -> dict:
         asked, fenced = structured.asks_for_json(messages)
         if written is not None and (wants_json or asked):
             wants_json, schema = True, written
+        elif wants_json:  # a JSON object, no schema: the keys the prompt names, if it does
+            schema = structured.keys_in_messages(messages)
         fenced = fenced and not structured.schema_of(response_format)[0]
     if reply.calls:
         calls = [{"id": f"call_{turn.episode.turn}_{i}", "type": "function",
