@@ -429,6 +429,41 @@ def _is_observation(text: str) -> bool:
     return text.lstrip().startswith(("Observation:", "Call id:", "Error:"))
 
 
+# ---------------------------------------------------------------------------------------------
+# JSON schemas written into a prompt's text (instructor, agno, CrewAI, PromptedOutput)
+
+MAX_SCHEMA_SEARCH = 200  # "{" positions tried per text when looking for a written schema
+
+
+def schemas_in_text(text: str):
+    """(start, end, schema) for each JSON object with "properties" written in a text, in order.
+
+    Example: 'Answer in this json_schema: {"properties": {"a": {}}} thanks'
+             -> (28, 52, {"properties": {"a": {}}})
+    """
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    # Each try may read far (an object never closed, a string never ended), so the tries
+    # share a budget of characters read, twice the text: linear in it, however many "{".
+    budget = 2 * len(text) + 100_000
+    for _ in range(MAX_SCHEMA_SEARCH):
+        if start < 0 or budget < 0:
+            break
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as e:  # it read up to e.pos, or to the end
+            budget -= (len(text) if e.msg.startswith("Unterminated") else e.pos) - start
+            start = text.find("{", start + 1)
+            continue
+        except (ValueError, RecursionError):
+            start = text.find("{", start + 1)
+            continue
+        budget -= end - start
+        if isinstance(value, dict) and isinstance(value.get("properties"), dict):
+            yield start, end, value
+        start = text.find("{", end)
+
+
 def _calls_in_text(text: str) -> list[dict]:
     """Tool calls written as a Python or JSON list after "Calling tools:"."""
     at = text.find(CALLING)

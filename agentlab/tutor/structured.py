@@ -21,7 +21,7 @@ import json
 import re
 
 from .planning import kind_of
-from .reading import Observation, field, text_of
+from .reading import Observation, field, parse_result, schemas_in_text, text_of
 from .words import Task, content_words
 
 MAX_DEPTH = 12  # schemas nested (or recursing through $ref) deeper than this get null
@@ -42,7 +42,6 @@ _QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)[ \t]*(?:(?:°|º|degrees?[ \t]+)[ \t]
 SYMBOLS = {"℃": "celsius", "℉": "fahrenheit"}
 NEAR = 40  # characters: a number this close to a field's word in the prose is its value
 WRITERS = ("system", "developer", "user")  # the roles whose schema is the one to fill
-MAX_SCHEMA_SEARCH = 200  # "{" positions tried per message when looking for a written schema
 PROSE = {"answer", "text", "response", "summary", "message", "content", "explanation", "reason",
          "reply", "output", "final", "justification", "rationale", "reasoning", "thought",
          "analysis", "description", "details", "notes", "comment"}
@@ -311,8 +310,13 @@ def _bounded(number, schema: dict, kind: str):
 
 def fill(schema, observations: list[Observation], prose: str, text: str = ""):
     """A JSON value for the schema, from the episode's results and the prose answer; with no
-    results, from the names and numbers of `text` (the conversation)."""
-    return Filler(facts_from(observations), prose, schema, text).value(schema)
+    results, from the fields of `text` (the conversation) if it is a JSON object (an answer
+    to reformat), else from its names and numbers."""
+    facts = facts_from(observations)
+    given = parse_result(text) if not facts and text.lstrip().startswith("{") else None
+    if isinstance(given, dict):
+        facts = facts_from([Observation("text", {}, "", given, None)])
+    return Filler(facts, prose, schema, text).value(schema)
 
 
 def schema_in_messages(messages: list) -> dict | None:
@@ -322,31 +326,11 @@ def schema_in_messages(messages: list) -> dict | None:
     Example: [system "... match the following json_schema: {"properties": {"a": ...}, ...}"]
              -> {"properties": {"a": ...}, ...}
     """
-    decoder = json.JSONDecoder()
     for message in messages if isinstance(messages, list) else []:
         if not isinstance(message, dict) or message.get("role") not in WRITERS:
             continue  # a schema a tool returned, or the model wrote, is data, not the ask
-        text = text_of(message)
-        start = text.find("{")
-        # Each try may read far (an object never closed, a string never ended), so the tries
-        # share a budget of characters read, twice the text: linear in it, however many "{".
-        budget = 2 * len(text) + 100_000
-        for _ in range(MAX_SCHEMA_SEARCH):
-            if start < 0 or budget < 0:
-                break
-            try:
-                value, end = decoder.raw_decode(text, start)
-            except json.JSONDecodeError as e:  # it read up to e.pos, or to the end
-                budget -= (len(text) if e.msg.startswith("Unterminated") else e.pos) - start
-                start = text.find("{", start + 1)
-                continue
-            except (ValueError, RecursionError):
-                start = text.find("{", start + 1)
-                continue
-            budget -= end - start
-            if isinstance(value, dict) and isinstance(value.get("properties"), dict):
-                return value
-            start = text.find("{", end)
+        for _, _, schema in schemas_in_text(text_of(message)):
+            return schema
     return None
 
 
@@ -414,7 +398,24 @@ def asks_for_json(messages: list) -> tuple[bool, bool]:
     Example: [user "Return the JSON within a ```json codeblock."] -> (True, True)
     """
     text = " ".join(text_of(m) for m in messages if isinstance(m, dict))[:200_000].lower()
-    return "json" in text, "```json" in text
+    return "json" in text, any(not _NEGATED.search(text, max(at - FENCE_SENTENCE, 0), at)
+                               for at in _first_found(text, "```json", MAX_FENCE_MENTIONS))
+
+
+# "Ensure the final output does not include any code block markers like ```json" (CrewAI):
+# a fence named in a sentence that says not to use one is not asked for.
+_NEGATED = re.compile(r"\b(?:not|no|never|without|avoid)\b|n't\b")
+FENCE_SENTENCE = 80  # characters before "```json" read for a "not"
+MAX_FENCE_MENTIONS = 20
+
+
+def _first_found(text: str, needle: str, most: int) -> list[int]:
+    """Where needle occurs in text, the first `most` times. Example: ("abab", "b", 5) -> [1, 3]"""
+    found, at = [], text.find(needle)
+    while at >= 0 and len(found) < most:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
 
 
 def schema_of(response_format) -> tuple[bool, object]:

@@ -22,6 +22,7 @@ import re
 import regex  # Unicode's letter classes (\p{L}, \p{Lu}), which the standard re lacks
 
 from .expressions import find_expression
+from .reading import schemas_in_text
 
 STOPWORDS = set("""a an the of in on at to for and or but is are was be it its this that what whats
 which who how when where why do does did should shall will i me my you your get give tell please
@@ -38,7 +39,12 @@ BOILERPLATE = set("""format openapi city country name field fields schema json j
 output input return returns extract answer final response example examples note important
 thought action observation question task tool tools code python markdown respond provide
 make ensure remember must never always only yes true false null none string number integer
-object array boolean title description properties required type value result""".split())
+object array boolean title description properties required type value result
+preserve content original rewrite paraphrase modify meaning structure literal valid begin
+criteria expected instructions conversation given provided following order""".split())
+# (The last two lines: CrewAI's and DSPy's instructions, "Preserve the original content",
+# "of the content", "a valid Python Literal", "Begin!", "Given the conversation", "in the
+# following order of fields".)
 # A word: a letter, then letters, accents (combining marks), apostrophes and hyphens. A word
 # starts where no letter, digit or degree sign comes before it ("°C" and "18C" hold no word C).
 _LETTERS = r"[\p{L}\p{M}'’-]*"
@@ -100,7 +106,7 @@ class Task:
 
         Example: "What is the capital of kenya?" -> ["Kenya"]
         """
-        text = self.text[:NAMES_WITHIN]
+        text = _without_schemas(self.text[:NAMES_WITHIN])
         reading = _Capitals(text)
         found = [(m.start(1), _trim(m[1]), SURE) for m in _AFTER_PREPOSITION.finditer(text)]
         found += [(m.start(), _trim(m[0]), reading.how_sure(m))
@@ -162,6 +168,20 @@ class _Capitals:
     def _in_heading(self, at: int) -> bool:
         i = bisect.bisect_right(self.heading_starts, at) - 1
         return i >= 0 and at < self.headings[i][1]
+
+
+def _without_schemas(text: str) -> str:
+    """The text with every JSON schema written in it blanked out: a schema is the answer's
+    format (CrewAI writes its titles, "WeatherReport", "Conditions"), never what the task names.
+
+    Example: 'Weather in Oslo. Schema: {"properties": {"a": {"title": "A"}}}'
+             -> 'Weather in Oslo. Schema: ' followed by spaces
+    """
+    parts, at = [], 0
+    for start, end, _ in schemas_in_text(text):
+        parts += [text[at:start], " " * (end - start)]
+        at = end
+    return "".join(parts) + text[at:] if parts else text
 
 
 def _is_unit(text: str, at: int, name: str) -> bool:
