@@ -4,7 +4,7 @@ exact request it makes where it does not (CrewAI and LlamaIndex's OpenAI LLM nee
 which the Agents SDK in `compat` does not allow).
 
     Semantic Kernel (`compat-more`)   plugin-prefixed tool names; a city in another script
-    agno (`compat-more`)              JSON mode's <json_fields>
+    agno (`compat`)                   JSON mode's <json_fields>
     LangChain (`compat`)              json_mode's keys named in the prompt; names in any script
     DSPy (`compat`)                   ReAct under the JSONAdapter
     openai-python                     the parse helper after results sent as JSON strings
@@ -58,7 +58,7 @@ def test_semantic_kernel_asks_the_weather_of_a_city_in_any_script(city, base_url
     assert clients.CALLS == [{"city": city}] and city in answer
 
 
-@needs_more("agno", "agno")
+@needs("agno", "agno")
 def test_agno_json_mode_fills_the_fields_it_lists(base_url, offline):
     """Before: {"answer": ...}, which agno could not read as the Answer it asked for (it
     returned the text instead)."""
