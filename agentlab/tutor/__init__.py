@@ -22,6 +22,8 @@ The request's protocol fields are honoured as the API documents them: tool_choic
 parallel_tool_calls=False (at most one call per reply; the next turn plans the rest);
 response_format json_object and json_schema (the answer is JSON fitting the schema, and calls
 carry no reasoning text then, so a client parsing content as JSON never sees prose).
+A tool's name is read by its function part where a framework prefixes it with a plugin
+(Semantic Kernel's "WeatherPlugin-get_weather").
 
 Left out on purpose: any real language understanding. The tutor is a teaching prop.
 """
@@ -190,7 +192,8 @@ def as_message(reply: Reply, turn: Turn, response_format, messages=()) -> dict:
 
     JSON is written when response_format asks for it, and also when the conversation asks
     for JSON and writes a schema into its messages (instructor's JSON and MD_JSON modes):
-    then inside a ```json fence if it asks for one.
+    then inside a ```json fence if it asks for one. A json_object request with no schema
+    gets the keys its prompt names (LangChain's json_mode, agno's <json_fields>).
     """
     wants_json, schema = structured.schema_of(response_format)
     fenced = False

@@ -6,9 +6,10 @@ Example:
 
 Tool results are read leniently, as a model reads them: JSON where the text is JSON, data where
 it is a dict or list as Python prints it (frameworks send str() of what a tool returned), the
-fields that survived a cut where the loop truncated it, the text itself otherwise. Histories written
-as text (smolagents writes "Calling tools:\n[...]" and "Observation:\n..." into ordinary
-messages) are turned into the API's shape first. Everything here takes time linear in the
+fields that survived a cut where the loop truncated it, the value a JSON-encoded string holds,
+the text itself otherwise. Histories written as text (smolagents writes "Calling tools:\n[...]"
+and "Observation:\n..." into ordinary messages; LlamaIndex a <current_conversation> transcript)
+are turned into the API's shape first. Everything here takes time linear in the
 size of the conversation, and nothing here raises on a schema-valid request.
 """
 

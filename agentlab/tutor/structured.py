@@ -8,7 +8,9 @@ Example: schema {"time": string, "value": number}, after get_time -> {"now": "20
 
 Each field is matched by name against the results' fields and tools ("time" meets get_time's
 "now", "value" meets a calculation's result); a field nothing matches gets the prose answer
-(strings), the first number found (numbers), false, or the first allowed value. Supported:
+(strings), the first number found (numbers), false, or the first allowed value. A number is
+read with its unit ("64.4 °F", a result "64.4 °F" too): a field named for a unit (fahrenheit,
+temp_c) takes a number in that unit, never one in another. Supported:
 object, array (items as a schema or a list), string, number, integer, boolean, null, enum,
 const, anyOf/oneOf/allOf, local $ref, true/false sub-schemas, minimum/maximum, maxLength,
 minItems/maxItems. Left out on purpose: pattern, format and other string rules.
@@ -49,7 +51,8 @@ PROSE = {"answer", "text", "response", "summary", "message", "content", "explana
 # LangChain's json_mode docs write), "with key 'random_ints'", "the fields `a`, `b`". Read from
 # where "key" or "field" is written to the end of that sentence, at most KEYS_WITHIN characters.
 _KEYS_WORD = re.compile(r"\b(?:keys?|fields?|properties)\b", re.I)
-_KEY_NAME = re.compile(r"'([A-Za-z_][\w-]{0,63})'|\"([A-Za-z_][\w-]{0,63})\"|`([A-Za-z_][\w-]{0,63})`")
+_KEY_NAME = re.compile(r"'([A-Za-z_][\w-]{0,63})'|\"([A-Za-z_][\w-]{0,63})\""
+                       r"|`([A-Za-z_][\w-]{0,63})`")  # 'a', "a" or `a`
 _SENTENCE_END = re.compile(r"[.!?](?:\s|\Z)|\n")
 KEYS_WITHIN = 300
 MAX_KEY_MENTIONS = 20  # places where "key" is written that are read, at most

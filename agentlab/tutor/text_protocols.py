@@ -5,8 +5,9 @@ Before native tool calls, an agent told the model about its tools in the prompt 
 model's text. Many agents still do; the tutor reads two such protocols from the request alone:
 
 - ReAct (LlamaIndex's ReActAgent, LangChain's classic prompt): "Thought: ... / Action: tool /
-  Action Input: {json}", the agent's "Observation: ..." after it, and "Answer:" (or "Final
-  Answer:", whichever the prompt names) at the end. One action a step.
+  Action Input: {json}" (the JSON bare or in a ```json fence), the agent's "Observation: ..."
+  after it, and "Answer:" (or "Final Answer:", whichever the prompt names) at the end. One
+  action a step.
 - Code actions (smolagents' CodeAgent): tools listed as Python functions (`def get_weather(city:
   string) -> object:`); the model writes a short snippet between the tags the prompt names
   (`<code>` ... `</code>`), printing each tool's result; the agent runs it and sends back
@@ -14,7 +15,8 @@ model's text. Many agents still do; the tutor reads two such protocols from the 
 - Fields under headers (DSPy's ChatAdapter, its ReAct included): "[[ ## next_thought ## ]]",
   "[[ ## next_tool_name ## ]]" (a listed tool, or "finish"), "[[ ## next_tool_args ## ]]",
   "[[ ## completed ## ]]"; the trajectory's thought_i, tool_name_i, tool_args_i and
-  observation_i are the calls made so far.
+  observation_i are the calls made so far. Under DSPy's JSONAdapter the same fields are
+  written as one JSON object.
 
 Each is turned into the API's own shape (tools, assistant tool_calls, tool results) so that
 the tutor plans and answers exactly as it does for native tools, and its reply is written back
