@@ -122,3 +122,16 @@ def test_a_plugin_prefix_is_read_as_the_tool_it_names():
     assert calls == [("WeatherPlugin-get_weather", {"city": "Oslo"}),
                      ("TimePlugin-get_time", {}),
                      ("WeatherPlugin-calculate", {"expression": "17 * 23"})]
+
+
+@pytest.mark.parametrize("city, zone", [
+    ("São Paulo", "America/Sao_Paulo"), ("Zürich", "Europe/Zurich"),
+    ("Zu\u0308rich", "Europe/Zurich"), ("東京", "UTC")])
+def test_a_clock_is_asked_for_the_zone_of_a_city_written_with_accents(city, zone):
+    """IANA writes its zones without accents: before, São Paulo's time was asked in UTC."""
+    clock = {"type": "function", "function": {"name": "get_time", "parameters": {
+        "type": "object", "properties": {"timezone": {"type": "string"}}}}}
+    message = respond("tutor", [{"role": "user", "content": f"What time is it in {city}?"}],
+                      [clock])
+    (call,) = message["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"timezone": zone}

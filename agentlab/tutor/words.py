@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import unicodedata
 
 import regex  # Unicode's letter classes (\p{L}, \p{Lu}), which the standard re lacks
 
@@ -252,9 +253,19 @@ def _zones() -> dict[str, str]:
 
 
 def timezone_of(task: Task) -> str:
-    """The IANA zone of a city the task names ("Tokyo" -> "Asia/Tokyo"), else UTC."""
+    """The IANA zone of a city the task names, else UTC. Zone names are written without
+    accents, so a name is looked up without its own.
+
+    Example: "Tokyo" -> "Asia/Tokyo";  "São Paulo" -> "America/Sao_Paulo"
+    """
     for name in task.places:
-        zone = _zones().get(name.replace(" ", "_").lower())
+        zone = _zones().get(_unaccented(name).replace(" ", "_").lower())
         if zone:
             return zone
     return "UTC"
+
+
+def _unaccented(name: str) -> str:
+    """Example: "Zürich" -> "Zurich";  "東京" -> "東京" """
+    decomposed = unicodedata.normalize("NFKD", name)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
