@@ -91,6 +91,8 @@ def test_a_name_in_any_script_survives_every_text_protocol(protocol, name):
     ("It's 64.4°F in Lima, 18 C in Rome.", ["Lima", "Rome"]),
     ("What is the temperature in F in Paris?", ["Paris"]),
     ("Is it cold in Å today?", ["Å"]),  # a one-letter name that is no unit stays a name
+    ("18 C Oslo is warm", ["Oslo"]),  # a unit before a name leaves the name
+    ("Plan C is ready", ["Plan C"]),  # a letter that follows no number is no unit
 ])
 def test_a_unit_is_never_a_name(text, places):
     """Before: "°C" gave the name "C" (conditions='C' in 8 clients, CrewAI's city='C')."""

@@ -112,8 +112,7 @@ class Task:
         found = [(m.start(1), _trim(m[1]), SURE) for m in _AFTER_PREPOSITION.finditer(text)]
         found += [(m.start(), _trim(m[0]), reading.how_sure(m))
                   for m in _CAPITALISED.finditer(text)]
-        found = [(at, name, sure) for at, name, sure in found
-                 if not _is_unit(text, at, name)]
+        found = [(at, _without_unit(text, at, name), sure) for at, name, sure in found]
         names, sureness = {}, {}
         for _, name, sure in sorted(found):
             if name:
@@ -185,16 +184,19 @@ def _without_schemas(text: str) -> str:
     return "".join(parts) + text[at:] if parts else text
 
 
-def _is_unit(text: str, at: int, name: str) -> bool:
-    """Is the name at `at` a unit's letter: alone, or after a number or a degree sign?
+def _without_unit(text: str, at: int, name: str) -> str:
+    """The name found at `at` without a unit's letter it starts with: a letter alone, or one
+    after a number or a degree sign, is a unit ("" if nothing else is left).
 
-    Example: ("It is 18 C in Oslo", 11, "C") -> True;  ("Temperature in F?", 15, "F") -> True
-             ("Is it cold in Å?", 14, "Å") -> False
+    Example: ("It is 18 C in Oslo", 11, "C") -> "";  ("Temperature in F?", 15, "F") -> ""
+             ("18 C Oslo", 3, "C Oslo") -> "Oslo";  ("Is it cold in Å?", 14, "Å") -> "Å"
     """
-    first = name.split()[0] if name.strip() else ""
-    if first.upper() not in UNIT_LETTERS or len(first) != 1:
-        return False
-    return len(name) == 1 or bool(_AFTER_NUMBER.search(text, max(at - 16, 0), at))
+    first, _, rest = name.partition(" ")
+    if first not in UNIT_LETTERS:
+        return name
+    if not rest or _AFTER_NUMBER.search(text, max(at - 16, 0), at):
+        return rest.strip()
+    return name
 
 
 def _boilerplate(name: str) -> bool:
