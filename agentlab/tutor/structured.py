@@ -35,7 +35,6 @@ SYNONYMS = {"time": {"now", "datetime", "date"}, "value": {"result"}, "number": 
 UNITS = {"c": "celsius", "celsius": "celsius", "f": "fahrenheit", "fahrenheit": "fahrenheit",
          "k": "kelvin", "kelvin": "kelvin", "km": "km", "kilometers": "km", "miles": "miles",
          "mi": "miles", "usd": "usd", "eur": "eur"}  # a word of a name -> the unit it names
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 # A number and the unit written after it: "18 °C", "64.4°F", "64.4 ℉", "20 degrees Celsius".
 # Each part is optional or fixed text after the number, so nothing here can backtrack far.
 _QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)[ \t]*(?:(?:°|º|degrees?[ \t]+)[ \t]*"

@@ -104,16 +104,16 @@ class TextProtocol:
         name, arguments = lookups[0] if lookups else ("finish", "{}")
         values = {"next_thought": thought, "next_tool_name": name,
                   "next_tool_args": arguments, "reasoning": thought}
-        written = {}
+        written = []  # (name, type, value as text), in the fields' order
         for field_name, kind in self.fields:
             value = values.get(field_name, answer)
             if kind.startswith(("int", "float")):
                 value = str(_number_in(answer))
-            written[field_name] = value
+            written.append((field_name, kind, value))
         if self.as_json:
-            return json.dumps({k: _as_json_value(v, kind) for (k, kind), v in
-                               zip(self.fields, written.values())}, ensure_ascii=False)
-        parts = [f"[[ ## {k} ## ]]\n{v}" for k, v in written.items()]
+            return json.dumps({name: _as_json_value(value, kind)
+                               for name, kind, value in written}, ensure_ascii=False)
+        parts = [f"[[ ## {name} ## ]]\n{value}" for name, _, value in written]
         return "\n\n".join(parts + ["[[ ## completed ## ]]"])
 
     def _code(self, lookups, thought: str, answer: str) -> str:
