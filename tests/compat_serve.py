@@ -62,6 +62,9 @@ def offline(monkeypatch):
     monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "1")
     monkeypatch.setenv("LANGSMITH_TRACING", "false")
     monkeypatch.setenv("LANGCHAIN_TRACING_V2", "false")
+    # DSPy and litellm fetch a model price list from the web on first use unless told to
+    # read the copy they ship with.
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a proxy must not see local calls
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 

@@ -365,16 +365,29 @@ DSPY_HEAD = ("Your output fields are:\n1. `next_thought` (str)\n2. `next_tool_na
       "'</code>'\ndef f(" + "a: str, " * 12_000 + ") -> str:\n    '''" + "a: x\n" * 800 + "'''"}],
     [{"role": "system", "content": REACT_SYSTEM + "Tool Args: " + "{" * 100_000}],
     [{"role": "user", "content": '{"a": ' * 200 + '"' + "x" * 100_000}],
+    # issue 32's readers: a transcript, agno's tags, keys named in words, units, names
+    [{"role": "user", "content": "<current_conversation>" + "<user><message>" * 7_000}],
+    [{"role": "user", "content": "<current_conversation>" + "<tool>" * 16_000
+      + "</tool>" + "</current_conversation>"}],
+    [{"role": "system", "content": "<json_fields>" * 8_000 + "</json_fields>"}],
+    [{"role": "system", "content": "keys 'a' " * 11_000}],
+    [{"role": "user", "content": "°C Å " * 20_000}],
+    [{"role": "user", "content": "Zu\u0308" * 33_000}],
+    [{"role": "user", "content": '{"properties": {"a": {"title": "A"}}} ' * 2_500}],
+    [{"role": "system", "content": "not ```json " * 8_000}],
 ], ids=["action-spaces", "action-spaces-input", "action-x-spaces", "action-input-spaces",
         "observation-spaces", "4000-actions", "thought-spaces", "dspy-unclosed-descriptions",
         "dspy-brace-runs", "stub-12000-parameters", "nested-braces",
-        "written-schema-unterminated"])
+        "written-schema-unterminated", "transcript-unclosed", "transcript-tools",
+        "json-fields-unclosed", "keys-in-words", "units", "combining-marks", "many-schemas",
+        "negated-fences"])
 def test_every_reader_takes_linear_time_on_100_kb_of_hostile_text(messages):
     import time
 
     messages = messages + [{"role": "user", "content": "What is the weather in Oslo?"}]
     start = time.perf_counter()
     respond("tutor", messages)
+    respond("tutor", messages, response_format={"type": "json_object"})
     complete({"model": "tutor", "messages": messages})
     assert time.perf_counter() - start < 5
 

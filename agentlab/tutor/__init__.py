@@ -22,6 +22,8 @@ The request's protocol fields are honoured as the API documents them: tool_choic
 parallel_tool_calls=False (at most one call per reply; the next turn plans the rest);
 response_format json_object and json_schema (the answer is JSON fitting the schema, and calls
 carry no reasoning text then, so a client parsing content as JSON never sees prose).
+A tool's name is read by its function part where a framework prefixes it with a plugin
+(Semantic Kernel's "WeatherPlugin-get_weather").
 
 Left out on purpose: any real language understanding. The tutor is a teaching prop.
 """
@@ -82,7 +84,9 @@ def well_behaved_reply(turn: Turn) -> Reply:
         return Reply(as_calls(plan.calls), answers.answer(turn.task, seen, names))
     if plan.missing and not seen:  # a tool fits, but the task leaves out an argument
         return Reply([], answers.ask_for(*plan.missing[0]))
-    text = answers.answer(turn.task, seen, names)
+    # The answer the conversation already ends with, if any: a client asking for it again,
+    # formatted (LlamaIndex's output_cls sends the whole run as a transcript to format).
+    text = turn.episode.answered or answers.answer(turn.task, seen, names)
     output_tool = _unused_output_tool(turn)
     if output_tool:
         arguments = structured.fill(output_tool.parameters, seen, text, text=turn.task.text)
@@ -188,7 +192,8 @@ def as_message(reply: Reply, turn: Turn, response_format, messages=()) -> dict:
 
     JSON is written when response_format asks for it, and also when the conversation asks
     for JSON and writes a schema into its messages (instructor's JSON and MD_JSON modes):
-    then inside a ```json fence if it asks for one.
+    then inside a ```json fence if it asks for one. A json_object request with no schema
+    gets the keys its prompt names (LangChain's json_mode, agno's <json_fields>).
     """
     wants_json, schema = structured.schema_of(response_format)
     fenced = False
@@ -197,6 +202,8 @@ def as_message(reply: Reply, turn: Turn, response_format, messages=()) -> dict:
         asked, fenced = structured.asks_for_json(messages)
         if written is not None and (wants_json or asked):
             wants_json, schema = True, written
+        elif wants_json:  # a JSON object, no schema: the keys the prompt names, if it does
+            schema = structured.keys_in_messages(messages)
         fenced = fenced and not structured.schema_of(response_format)[0]
     if reply.calls:
         calls = [{"id": f"call_{turn.episode.turn}_{i}", "type": "function",

@@ -129,22 +129,32 @@ RULES = [  # (words in a tool's name, the rule that plans its calls); in the ord
 ]
 
 
-def rule_for(tool: ToolSpec):
-    """The rule that plans a tool's calls, by the words of its name; none for a name written
-    like a class (MathAnswer, Calc, Weather): that is the shape of an answer (instructor's
-    tools mode names its tool after the response model), not a service to look things up in.
+def function_part(name: str) -> str:
+    """A tool's name without the plugin a framework prefixes it with: Semantic Kernel names
+    its tools "<plugin>-<function>". The function part is what says what the tool does.
+
+    Example: "WeatherPlugin-get_weather" -> "get_weather";  "get_time" -> "get_time"
     """
-    if tool.name[:1].isupper():
+    return name.rsplit("-", 1)[-1] or name
+
+
+def rule_for(tool: ToolSpec):
+    """The rule that plans a tool's calls, by the words of its function's name; none for a
+    name written like a class (MathAnswer, Calc, Weather): that is the shape of an answer
+    (instructor's tools mode names its tool after the response model), not a service to look
+    things up in.
+    """
+    name = function_part(tool.name)
+    if name[:1].isupper():
         return None
-    name = tool.name.lower()
-    return next((rule for words, rule in RULES if any(w in name for w in words)), None)
+    return next((rule for words, rule in RULES if any(w in name.lower() for w in words)), None)
 
 
 def is_output_tool(tool: ToolSpec) -> bool:
     """A tool that stands for the answer itself (pydantic-ai's final_result, smolagents'
     final_answer, a schema named like a class): called to answer, never to look things up."""
-    return rule_for(tool) is None and bool(
-        _OUTPUT_NAME.match(tool.name) or tool.name[:1].isupper())
+    name = function_part(tool.name)
+    return rule_for(tool) is None and bool(_OUTPUT_NAME.match(name) or name[:1].isupper())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,9 +6,10 @@ Example:
 
 Tool results are read leniently, as a model reads them: JSON where the text is JSON, data where
 it is a dict or list as Python prints it (frameworks send str() of what a tool returned), the
-fields that survived a cut where the loop truncated it, the text itself otherwise. Histories written
-as text (smolagents writes "Calling tools:\n[...]" and "Observation:\n..." into ordinary
-messages) are turned into the API's shape first. Everything here takes time linear in the
+fields that survived a cut where the loop truncated it, the value a JSON-encoded string holds,
+the text itself otherwise. Histories written as text (smolagents writes "Calling tools:\n[...]"
+and "Observation:\n..." into ordinary messages; LlamaIndex a <current_conversation> transcript)
+are turned into the API's shape first. Everything here takes time linear in the
 size of the conversation, and nothing here raises on a schema-valid request.
 """
 
@@ -24,6 +25,7 @@ from pydantic_core import from_json
 CALLING = "Calling tools:"
 MAX_TEXT_CALLS_CHARS = 200_000  # a tool-call list written as text longer than this is not read
 MAX_DEPTH = 32  # results nested deeper than this are read as plain text
+MAX_ENCODINGS = 3  # a result JSON-encoded as a string this many times over is still read
 NOTHING = ("", "None")  # a tool that returned nothing, as sent: str(None) or no text at all
 
 
@@ -46,6 +48,7 @@ class Episode:
     task: str
     observations: list[Observation]
     turn: int  # assistant messages so far: numbers the ids of new tool calls
+    answered: str = ""  # the answer the conversation ends with, if it ends with one
 
 
 def field(record, key: str, kind, default=None):
@@ -86,7 +89,9 @@ def read(messages: list) -> Episode:
     observations = [_observation(c, results[c["id"]]) for c in calls
                     if field(c, "id", str) in results]
     turns = sum(1 for m in messages if m.get("role") == "assistant")
-    return Episode(task, observations, turns)
+    last = messages[-1] if messages else {}
+    answered = text_of(last) if last.get("role") == "assistant" and not _calls_of(last) else ""
+    return Episode(task, observations, turns, answered.strip())
 
 
 def _episode_start(messages: list[dict]) -> int:
@@ -147,7 +152,14 @@ def parse_result(text: str):
     Example: '403' -> 403;  'it rained' -> 'it rained';  'None' -> None
     Example: "{'city': 'Oslo', 'temp_c': -3}" -> {"city": "Oslo", "temp_c": -3}  (str() of a
              dict: what smolagents' observations and the Agents SDK's tool messages carry)
+    Example: '"64.4"' -> 64.4  (a string sent JSON-encoded, as json.dumps or JSON.stringify
+             write one: read as the text it holds, so a number is a number)
     """
+    for _ in range(MAX_ENCODINGS):  # a string inside a string: read what it holds
+        held = _json_or(text, None) if text.lstrip().startswith('"') else None
+        if not isinstance(held, str):
+            break
+        text = held
     body = _without_cut_marker(text)
     if body.strip() in NOTHING:
         return None
@@ -342,6 +354,10 @@ def as_api_messages(messages: list[dict]) -> list[dict]:
     out: list[dict] = []
     pending: list[str] = []  # ids of calls written as text, waiting for their observation
     for m in messages:
+        text = text_of(m, "")
+        if m.get("role") == "user" and TRANSCRIPT_OPEN in text:
+            out.extend(_transcript(text))
+            continue
         text = text_of(m)
         calls = m.get("role") == "assistant" and not _calls_of(m) and _calls_in_text(text)
         if calls:
@@ -358,8 +374,95 @@ def as_api_messages(messages: list[dict]) -> list[dict]:
     return out
 
 
+# A conversation written out as a transcript in one user message, for the model to format:
+# what LlamaIndex's agents send when asked for an output_cls. Its tool results carry no name.
+TRANSCRIPT_OPEN, TRANSCRIPT_CLOSE = "<current_conversation>", "</current_conversation>"
+TRANSCRIPT_ROLES = ("user", "assistant", "tool")
+_TRANSCRIPT_TAG = re.compile(r"<(user|assistant|tool|system)>")
+UNNAMED_TOOL = "a tool"  # the name a transcript's tool result is read under
+
+
+def _transcript(text: str) -> list[dict]:
+    """The messages of a transcript, in the API's shape: each tool result as a call to
+    UNNAMED_TOOL and its result. Read with str.find, each character once or twice.
+
+    Example: "<current_conversation><user><message>Time?</message></user><tool><message>
+              09:30</message></tool></current_conversation>"
+             -> [user "Time?", assistant calls "a tool", tool "09:30"]
+    """
+    start = text.find(TRANSCRIPT_OPEN) + len(TRANSCRIPT_OPEN)
+    end = text.find(TRANSCRIPT_CLOSE, start)
+    body = text[start:end if end >= 0 else None]
+    out, at = [], 0
+    while (tag := _TRANSCRIPT_TAG.search(body, at)) is not None:
+        close = body.find(f"</{tag[1]}>", tag.end())
+        if close < 0:
+            break
+        content = "\n".join(_between(body[tag.end():close], "<message>", "</message>"))
+        at = close + len(tag[1]) + 3
+        if tag[1] == "tool":
+            call_id = f"transcript_call_{len(out)}"
+            out.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function",
+                 "function": {"name": UNNAMED_TOOL, "arguments": "{}"}}]})
+            out.append({"role": "tool", "tool_call_id": call_id, "content": content})
+        elif tag[1] in TRANSCRIPT_ROLES:
+            out.append({"role": tag[1], "content": content})
+    return out
+
+
+def _between(text: str, opening: str, closing: str) -> list[str]:
+    """Every stretch of text between an opening and its closing mark, in order.
+
+    Example: ("<m>a</m> <m>b</m>", "<m>", "</m>") -> ["a", "b"]
+    """
+    found, at = [], text.find(opening)
+    while at >= 0:
+        end = text.find(closing, at + len(opening))
+        if end < 0:
+            break
+        found.append(text[at + len(opening):end])
+        at = text.find(opening, end + len(closing))
+    return found
+
+
 def _is_observation(text: str) -> bool:
     return text.lstrip().startswith(("Observation:", "Call id:", "Error:"))
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON schemas written into a prompt's text (instructor, agno, CrewAI, PromptedOutput)
+
+MAX_SCHEMA_SEARCH = 200  # "{" positions tried per text when looking for a written schema
+
+
+def schemas_in_text(text: str):
+    """(start, end, schema) for each JSON object with "properties" written in a text, in order.
+
+    Example: 'Answer in this json_schema: {"properties": {"a": {}}} thanks'
+             -> (28, 52, {"properties": {"a": {}}})
+    """
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    # Each try may read far (an object never closed, a string never ended), so the tries
+    # share a budget of characters read, twice the text: linear in it, however many "{".
+    budget = 2 * len(text) + 100_000
+    for _ in range(MAX_SCHEMA_SEARCH):
+        if start < 0 or budget < 0:
+            break
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as e:  # it read up to e.pos, or to the end
+            budget -= (len(text) if e.msg.startswith("Unterminated") else e.pos) - start
+            start = text.find("{", start + 1)
+            continue
+        except (ValueError, RecursionError):
+            start = text.find("{", start + 1)
+            continue
+        budget -= end - start
+        if isinstance(value, dict) and isinstance(value.get("properties"), dict):
+            yield start, end, value
+        start = text.find("{", end)
 
 
 def _calls_in_text(text: str) -> list[dict]:

@@ -8,7 +8,9 @@ Example: schema {"time": string, "value": number}, after get_time -> {"now": "20
 
 Each field is matched by name against the results' fields and tools ("time" meets get_time's
 "now", "value" meets a calculation's result); a field nothing matches gets the prose answer
-(strings), the first number found (numbers), false, or the first allowed value. Supported:
+(strings), the first number found (numbers), false, or the first allowed value. A number is
+read with its unit ("64.4 °F", a result "64.4 °F" too): a field named for a unit (fahrenheit,
+temp_c) takes a number in that unit, never one in another. Supported:
 object, array (items as a schema or a list), string, number, integer, boolean, null, enum,
 const, anyOf/oneOf/allOf, local $ref, true/false sub-schemas, minimum/maximum, maxLength,
 minItems/maxItems. Left out on purpose: pattern, format and other string rules.
@@ -21,7 +23,7 @@ import json
 import re
 
 from .planning import kind_of
-from .reading import Observation, field, text_of
+from .reading import Observation, field, parse_result, schemas_in_text, text_of
 from .words import Task, content_words
 
 MAX_DEPTH = 12  # schemas nested (or recursing through $ref) deeper than this get null
@@ -33,12 +35,26 @@ SYNONYMS = {"time": {"now", "datetime", "date"}, "value": {"result"}, "number": 
 UNITS = {"c": "celsius", "celsius": "celsius", "f": "fahrenheit", "fahrenheit": "fahrenheit",
          "k": "kelvin", "kelvin": "kelvin", "km": "km", "kilometers": "km", "miles": "miles",
          "mi": "miles", "usd": "usd", "eur": "eur"}  # a word of a name -> the unit it names
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# A number and the unit written after it: "18 °C", "64.4°F", "64.4 ℉", "20 degrees Celsius".
+# Each part is optional or fixed text after the number, so nothing here can backtrack far.
+_QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)[ \t]*(?:(?:°|º|degrees?[ \t]+)[ \t]*"
+                       r"(c|f|k|celsius|fahrenheit|kelvin)\b|(℃|℉)|(celsius|fahrenheit|kelvin)\b)?",
+                       re.I)
+SYMBOLS = {"℃": "celsius", "℉": "fahrenheit"}
 NEAR = 40  # characters: a number this close to a field's word in the prose is its value
 WRITERS = ("system", "developer", "user")  # the roles whose schema is the one to fill
-MAX_SCHEMA_SEARCH = 200  # "{" positions tried per message when looking for a written schema
 PROSE = {"answer", "text", "response", "summary", "message", "content", "explanation", "reason",
-         "reply", "output", "final"}
+         "reply", "output", "final", "justification", "rationale", "reasoning", "thought",
+         "analysis", "description", "details", "notes", "comment"}
+# Keys named in a prompt's words: "a JSON blob with keys 'answer' and 'justification'" (what
+# LangChain's json_mode docs write), "with key 'random_ints'", "the fields `a`, `b`". Read from
+# where "key" or "field" is written to the end of that sentence, at most KEYS_WITHIN characters.
+_KEYS_WORD = re.compile(r"\b(?:keys?|fields?|properties)\b", re.I)
+_KEY_NAME = re.compile(r"'([A-Za-z_][\w-]{0,63})'|\"([A-Za-z_][\w-]{0,63})\""
+                       r"|`([A-Za-z_][\w-]{0,63})`")  # 'a', "a" or `a`
+_SENTENCE_END = re.compile(r"[.!?](?:\s|\Z)|\n")
+KEYS_WITHIN = 300
+MAX_KEY_MENTIONS = 20  # places where "key" is written that are read, at most
 
 
 @dataclasses.dataclass
@@ -63,7 +79,36 @@ def facts_from(observations: list[Observation]) -> list[Fact]:
             if isinstance(value, (str, int, float, bool)):
                 key_words = set(str(key).lower().split("_"))
                 facts.append(Fact(key_words | tool_words, key_words, value))
+            amount = quantity(value) if isinstance(value, str) else None
+            if amount is not None:  # "64.4 °F" is also the number 64.4, in Fahrenheit
+                number, unit = amount
+                key_words = set(str(key).lower().split("_")) | ({unit} if unit else set())
+                facts.append(Fact(key_words | tool_words, key_words, number))
     return facts
+
+
+def quantity(text: str) -> tuple[int | float, str | None] | None:
+    """(the number, its unit or None) if a text is one number with at most a unit, else None.
+
+    Example: "64.4 °F" -> (64.4, "fahrenheit");  " 403 " -> (403, None);  "about 5" -> None
+    """
+    found = _QUANTITY.fullmatch(text.strip())
+    if not found:
+        return None
+    return _as_number(found[1]), _unit_of(found)
+
+
+def _unit_of(found: re.Match) -> str | None:
+    """The unit a _QUANTITY match names. Example: the match of "18 °C" -> "celsius" """
+    letters, symbol, word = found[2], found[3], found[4]
+    if symbol:
+        return SYMBOLS[symbol]
+    written = (letters or word or "").lower()
+    return UNITS.get(written) if written else None
+
+
+def _as_number(written: str) -> int | float:
+    return float(written) if "." in written else int(written)
 
 
 def _fields(result) -> dict:
@@ -84,7 +129,9 @@ class Filler:
         self.text = text if not facts else ""
         task = Task(self.text)
         self.names = list(task.places) + list(task.quoted)
-        self.numbers = [(m.start(), m[0]) for m in _NUMBER.finditer(self.text[:100_000])]
+        # (where, the number as written, its unit or None) for each number of the text
+        self.numbers = [(m.start(), m[1], _unit_of(m))
+                        for m in _QUANTITY.finditer(self.text[:100_000])]
         self.expanding = ["#"]  # the $refs being built, outermost first: the root is one
 
     def value(self, schema, name: str = "", depth: int = 0):
@@ -173,7 +220,7 @@ class Filler:
 
     def _fact(self, name: str, kind):
         """The value of the fact that best matches a field's name, among values of one kind."""
-        words = {w for w in name.lower().replace("-", "_").split("_") if w}
+        words = _words(name)
         unit = _unit(words)
         words |= {s for w in words for s in SYNONYMS.get(w, ())}
         best, best_score = None, 0
@@ -202,26 +249,41 @@ class Filler:
         if found is None and self.text and name.lower() not in PROSE:
             found = self._number_in_text(name)  # (an "answer" is not any number the task has)
         if found is None:  # no field matches: the latest number a tool gave (the last step
-            # of a chain, such as a conversion), if any
-            found = next((f.value for f in reversed(self.facts) if _is_number(f.value)), 0)
+            # of a chain, such as a conversion), if any, and never one in another unit
+            unit = _unit(_words(name))
+            found = next((f.value for f in reversed(self.facts) if _is_number(f.value)
+                          and _unit(f.key_words) in (None, unit)), 0)
         return found
 
     def _number_in_text(self, name: str):
-        """The number the text gives for a field: the one nearest a word of its name ("14
-        million people" for population_millions), else the next one not used yet."""
-        stems = {w.rstrip("s") for w in name.lower().replace("-", "_").split("_") if len(w) > 2}
+        """The number the text gives for a field: one written in the unit the field is named
+        for ("64.4 °F" for fahrenheit; never one in another unit), else the one nearest a word
+        of its name ("14 million people" for population_millions), else the next not used yet.
+        """
+        unit = _unit(_words(name))
+        if unit:
+            chosen = [i for i, (_, _, written) in enumerate(self.numbers) if written == unit]
+            if chosen:
+                return _as_number(self.numbers.pop(chosen[0])[1])
+        allowed = [i for i, (_, _, written) in enumerate(self.numbers)
+                   if written is None or not unit]
+        stems = {w.rstrip("s") for w in _words(name) if len(w) > 2}
         at = [m.start() for s in stems for m in re.finditer(re.escape(s), self.text.lower())]
-        near = [(min(abs(start - a) for a in at), i) for i, (start, _) in enumerate(self.numbers)
-                if at and min(abs(start - a) for a in at) <= NEAR]
-        if not near and not self.numbers:
+        near = [(min(abs(self.numbers[i][0] - a) for a in at), i) for i in allowed
+                if at and min(abs(self.numbers[i][0] - a) for a in at) <= NEAR]
+        if not near and not allowed:
             return None
-        _, chosen = self.numbers.pop(min(near)[1] if near else 0)
-        return float(chosen) if "." in chosen else int(chosen)
+        return _as_number(self.numbers.pop(min(near)[1] if near else allowed[0])[1])
 
     def _choice(self, options: list):
         words = content_words(self.prose)
         named = [o for o in options if content_words(str(o)) and content_words(str(o)) <= words]
         return (named or options)[0]
+
+
+def _words(name: str) -> set[str]:
+    """A field's name as words. Example: "temp-F" -> {"temp", "f"};  "tempF" -> {"tempf"}"""
+    return {w for w in name.lower().replace("-", "_").split("_") if w}
 
 
 def _unit(words: set[str]) -> str | None:
@@ -250,8 +312,13 @@ def _bounded(number, schema: dict, kind: str):
 
 def fill(schema, observations: list[Observation], prose: str, text: str = ""):
     """A JSON value for the schema, from the episode's results and the prose answer; with no
-    results, from the names and numbers of `text` (the conversation)."""
-    return Filler(facts_from(observations), prose, schema, text).value(schema)
+    results, from the fields of `text` (the conversation) if it is a JSON object (an answer
+    to reformat), else from its names and numbers."""
+    facts = facts_from(observations)
+    given = parse_result(text) if not facts and text.lstrip().startswith("{") else None
+    if isinstance(given, dict):
+        facts = facts_from([Observation("text", {}, "", given, None)])
+    return Filler(facts, prose, schema, text).value(schema)
 
 
 def schema_in_messages(messages: list) -> dict | None:
@@ -261,32 +328,70 @@ def schema_in_messages(messages: list) -> dict | None:
     Example: [system "... match the following json_schema: {"properties": {"a": ...}, ...}"]
              -> {"properties": {"a": ...}, ...}
     """
-    decoder = json.JSONDecoder()
     for message in messages if isinstance(messages, list) else []:
         if not isinstance(message, dict) or message.get("role") not in WRITERS:
             continue  # a schema a tool returned, or the model wrote, is data, not the ask
-        text = text_of(message)
-        start = text.find("{")
-        # Each try may read far (an object never closed, a string never ended), so the tries
-        # share a budget of characters read, twice the text: linear in it, however many "{".
-        budget = 2 * len(text) + 100_000
-        for _ in range(MAX_SCHEMA_SEARCH):
-            if start < 0 or budget < 0:
-                break
-            try:
-                value, end = decoder.raw_decode(text, start)
-            except json.JSONDecodeError as e:  # it read up to e.pos, or to the end
-                budget -= (len(text) if e.msg.startswith("Unterminated") else e.pos) - start
-                start = text.find("{", start + 1)
-                continue
-            except (ValueError, RecursionError):
-                start = text.find("{", start + 1)
-                continue
-            budget -= end - start
-            if isinstance(value, dict) and isinstance(value.get("properties"), dict):
-                return value
-            start = text.find("{", end)
+        for _, _, schema in schemas_in_text(text_of(message)):
+            return schema
     return None
+
+
+def keys_in_messages(messages: list) -> dict | None:
+    """A schema for the keys a conversation names in words, or None if it names none: what
+    a client that asks for a JSON object (response_format json_object) without a schema
+    writes instead.
+
+    Example: [user "Make sure to return a JSON blob with keys 'answer' and 'justification'."]
+             -> {"type": "object", "properties": {"answer": {}, "justification": {}}, ...}
+             [developer "<json_fields>["time"]</json_fields> ... <json_field_properties>
+              {"time": {"type": "string"}}</json_field_properties>"] (agno's JSON mode)
+             -> {"type": "object", "properties": {"time": {"type": "string"}}, ...}
+    """
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict) or message.get("role") not in WRITERS:
+            continue
+        text = text_of(message)[:200_000]
+        tagged = _tagged_fields(text)
+        if tagged:
+            return tagged
+        for mention in list(_KEYS_WORD.finditer(text))[:MAX_KEY_MENTIONS]:
+            window = text[mention.end():mention.end() + KEYS_WITHIN]
+            end = _SENTENCE_END.search(window)
+            names = [a or b or c for a, b, c in _KEY_NAME.findall(
+                window[:end.start() if end else None])]
+            if names:
+                keys = list(dict.fromkeys(names))
+                return {"type": "object", "properties": {k: {} for k in keys},
+                        "required": keys}
+    return None
+
+
+def _tagged_fields(text: str) -> dict | None:
+    """The schema agno writes between tags: the fields' names as a JSON list in <json_fields>,
+    their schemas as a JSON object in <json_field_properties>; None if it writes none."""
+    names = _json_in(text, "<json_fields>", "</json_fields>")
+    properties = _json_in(text, "<json_field_properties>", "</json_field_properties>")
+    if not isinstance(properties, dict):
+        properties = {}
+    if not isinstance(names, list):
+        names = list(properties)
+    names = [n for n in names if isinstance(n, str)][:200]
+    if not names:
+        return None
+    return {"type": "object", "required": names,
+            "properties": {n: field(properties, n, dict, {}) for n in names}}
+
+
+def _json_in(text: str, opening: str, closing: str):
+    """The JSON value between the first opening tag and the closing tag after it, or None."""
+    start = text.find(opening)
+    end = text.find(closing, start) if start >= 0 else -1
+    if end < 0:
+        return None
+    try:
+        return json.loads(text[start + len(opening):end])
+    except (ValueError, RecursionError):
+        return None
 
 
 def asks_for_json(messages: list) -> tuple[bool, bool]:
@@ -295,7 +400,24 @@ def asks_for_json(messages: list) -> tuple[bool, bool]:
     Example: [user "Return the JSON within a ```json codeblock."] -> (True, True)
     """
     text = " ".join(text_of(m) for m in messages if isinstance(m, dict))[:200_000].lower()
-    return "json" in text, "```json" in text
+    return "json" in text, any(not _NEGATED.search(text, max(at - FENCE_SENTENCE, 0), at)
+                               for at in _first_found(text, "```json", MAX_FENCE_MENTIONS))
+
+
+# "Ensure the final output does not include any code block markers like ```json" (CrewAI):
+# a fence named in a sentence that says not to use one is not asked for.
+_NEGATED = re.compile(r"\b(?:not|no|never|without|avoid)\b|n't\b")
+FENCE_SENTENCE = 80  # characters before "```json" read for a "not"
+MAX_FENCE_MENTIONS = 20
+
+
+def _first_found(text: str, needle: str, most: int) -> list[int]:
+    """Where needle occurs in text, the first `most` times. Example: ("abab", "b", 5) -> [1, 3]"""
+    found, at = [], text.find(needle)
+    while at >= 0 and len(found) < most:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
 
 
 def schema_of(response_format) -> tuple[bool, object]:

@@ -5,8 +5,9 @@ Before native tool calls, an agent told the model about its tools in the prompt 
 model's text. Many agents still do; the tutor reads two such protocols from the request alone:
 
 - ReAct (LlamaIndex's ReActAgent, LangChain's classic prompt): "Thought: ... / Action: tool /
-  Action Input: {json}", the agent's "Observation: ..." after it, and "Answer:" (or "Final
-  Answer:", whichever the prompt names) at the end. One action a step.
+  Action Input: {json}" (the JSON bare or in a ```json fence), the agent's "Observation: ..."
+  after it, and "Answer:" (or "Final Answer:", whichever the prompt names) at the end. One
+  action a step.
 - Code actions (smolagents' CodeAgent): tools listed as Python functions (`def get_weather(city:
   string) -> object:`); the model writes a short snippet between the tags the prompt names
   (`<code>` ... `</code>`), printing each tool's result; the agent runs it and sends back
@@ -14,7 +15,8 @@ model's text. Many agents still do; the tutor reads two such protocols from the 
 - Fields under headers (DSPy's ChatAdapter, its ReAct included): "[[ ## next_thought ## ]]",
   "[[ ## next_tool_name ## ]]" (a listed tool, or "finish"), "[[ ## next_tool_args ## ]]",
   "[[ ## completed ## ]]"; the trajectory's thought_i, tool_name_i, tool_args_i and
-  observation_i are the calls made so far.
+  observation_i are the calls made so far. Under DSPy's JSONAdapter the same fields are
+  written as one JSON object.
 
 Each is turned into the API's own shape (tools, assistant tool_calls, tool results) so that
 the tutor plans and answers exactly as it does for native tools, and its reply is written back
@@ -69,6 +71,7 @@ class TextProtocol:
     tags: tuple[str, str] = ("<code>", "</code>")
     continues: bool = False   # the prompt ends in "Thought:": the reply continues it
     fields: tuple = ()        # "fields": the output fields, (name, type) in order
+    as_json: bool = False     # "fields": written as one JSON object (DSPy's JSONAdapter)
 
     def write(self, calls: list[tuple[str, str]], thought: str | None, answer: str,
               output_tools: set[str], past_its_turn: bool = False) -> str:
@@ -96,16 +99,21 @@ class TextProtocol:
 
     def _fields(self, lookups, thought: str, answer: str) -> str:
         """DSPy's ChatAdapter: each output field under its [[ ## name ## ]] header, then
-        [[ ## completed ## ]]. ReAct's fields name the next tool ("finish" when done)."""
+        [[ ## completed ## ]]; its JSONAdapter: the same fields as one JSON object. ReAct's
+        fields name the next tool ("finish" when done)."""
         name, arguments = lookups[0] if lookups else ("finish", "{}")
         values = {"next_thought": thought, "next_tool_name": name,
                   "next_tool_args": arguments, "reasoning": thought}
-        parts = []
+        written = []  # (name, type, value as text), in the fields' order
         for field_name, kind in self.fields:
             value = values.get(field_name, answer)
             if kind.startswith(("int", "float")):
                 value = str(_number_in(answer))
-            parts.append(f"[[ ## {field_name} ## ]]\n{value}")
+            written.append((field_name, kind, value))
+        if self.as_json:
+            return json.dumps({name: _as_json_value(value, kind)
+                               for name, kind, value in written}, ensure_ascii=False)
+        parts = [f"[[ ## {name} ## ]]\n{value}" for name, _, value in written]
         return "\n\n".join(parts + ["[[ ## completed ## ]]"])
 
     def _code(self, lookups, thought: str, answer: str) -> str:
@@ -262,7 +270,7 @@ def _react_steps(text: str, names: set[str]) -> list[tuple[str, str, str | None]
         end = actions[i + 1][2] if i + 1 < len(actions) else len(text)
         rest = text[input_start:end]
         name = name.strip().strip("`*")
-        given = _json_prefix(rest)
+        given = _json_prefix(_unfenced(rest))
         if given is None:
             given = rest.split("\n")[0].strip()
         after = _find_label(rest, ("Observation",))
@@ -468,8 +476,9 @@ def _fields_protocol(messages: list[dict], prompt: str) -> TextProtocol | None:
     else:
         steps_tools = tools + [_tool(n, "", {}) for n in {s[0] for s in steps}
                                if n not in {t["function"]["name"] for t in tools}]
+    as_json = "Outputs will be a JSON object" in system or "Respond with a JSON object" in user
     return TextProtocol("fields", tools, [{"role": "user", "content": task}] + _as_api(
-        steps, steps_tools), fields=fields)
+        steps, steps_tools), fields=fields, as_json=as_json)
 
 
 def _dspy_tools(system: str) -> list[tuple[str, str, str]]:
@@ -549,6 +558,20 @@ def _headed_values(text: str) -> dict[str, str]:
     return values
 
 
+def _as_json_value(written: str, kind: str):
+    """A field's value as JSON: a dict or number as itself, anything else as text.
+
+    Example: ('{"expression": "2 + 2"}', "dict[str, Any]") -> {"expression": "2 + 2"}
+             ("403", "float") -> 403.0;  ("finish", "Literal['a', 'finish']") -> "finish"
+    """
+    if kind.startswith("dict"):
+        value = _json_prefix(written)
+        return value if isinstance(value, dict) else {}
+    if kind.startswith(("int", "float")):
+        return int(float(written)) if kind.startswith("int") else float(written)
+    return written
+
+
 def _number_in(text: str):
     found = re.findall(r"-?\d+(?:\.\d+)?", text)
     return found[-1] if found else 0
@@ -566,6 +589,17 @@ def _tool(name: str, description: str, parameters: dict) -> dict:
 def _after(text: str, label: str) -> str:
     at = text.find(label)
     return text[at + len(label):] if at >= 0 else ""
+
+
+def _unfenced(text: str) -> str:
+    """A text without the opening of a Markdown code fence it starts with (after spaces): a
+    model may write an Action Input as a ```json block.
+
+    Example: ' ```json\n{"city": "Oslo"}\n```' -> '{"city": "Oslo"}\n```'
+             ' {"city": "Oslo"}' -> ' {"city": "Oslo"}'
+    """
+    stripped = text.lstrip()
+    return stripped.partition("\n")[2] if stripped.startswith("```") else text
 
 
 def _json_after(text: str, label: str):

@@ -6,8 +6,11 @@ The tutor has no knowledge of the world: it cannot tell a city from a country. I
 sentence's shape says (a name after "in" or "of", a capitalised phrase, a quoted string) and
 lets the tools' results say the rest. Framing such as "New task:" or "Task:" counts as a name
 only when nothing else is named.
-Place names match regardless of case. Every pattern here reads each character a bounded number
-of times, so a task of any size takes linear time.
+Place names match regardless of case, and are written in any script: a letter is any Unicode
+letter, with its accents (Zürich, São Paulo, Москва), and a script without capitals (東京, القاهرة)
+counts as capitalised, since case cannot tell its names apart. A unit is never a name: "C" in
+"18 °C" or "64.4 F" is Celsius or Fahrenheit. Every pattern here reads each character a bounded
+number of times, so a task of any size takes linear time.
 """
 
 from __future__ import annotations
@@ -15,8 +18,12 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import unicodedata
+
+import regex  # Unicode's letter classes (\p{L}, \p{Lu}), which the standard re lacks
 
 from .expressions import find_expression
+from .reading import schemas_in_text
 
 STOPWORDS = set("""a an the of in on at to for and or but is are was be it its this that what whats
 which who how when where why do does did should shall will i me my you your get give tell please
@@ -33,14 +40,30 @@ BOILERPLATE = set("""format openapi city country name field fields schema json j
 output input return returns extract answer final response example examples note important
 thought action observation question task tool tools code python markdown respond provide
 make ensure remember must never always only yes true false null none string number integer
-object array boolean title description properties required type value result""".split())
-_CAPITALISED = re.compile(r"[A-Z][a-zA-Z'-]*(?:[ \t]+[A-Z][a-zA-Z'-]*)*")
-_AFTER_PREPOSITION = re.compile(  # a lookahead: "in oslo or in new york" gives both places
-    r"\b(?:in|of|for|at)[ \t]+(?=((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*"
-    r"(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2}))", re.I)
+object array boolean title description properties required type value result
+preserve content original rewrite paraphrase modify meaning structure literal valid begin
+criteria expected instructions conversation given provided following order""".split())
+# (The last two lines: CrewAI's and DSPy's instructions, "Preserve the original content",
+# "of the content", "a valid Python Literal", "Begin!", "Given the conversation", "in the
+# following order of fields".)
+# A word: a letter, then letters, accents (combining marks), apostrophes and hyphens. A word
+# starts where no letter, digit or degree sign comes before it ("°C" and "18C" hold no word C).
+_LETTERS = r"[\p{L}\p{M}'’-]*"
+_WORD_START = r"(?<![\p{L}\p{M}\p{N}_'’°º])"
+_CAPITAL = r"[\p{Lu}\p{Lt}\p{Lo}]"  # upper case, or a letter of a script without case
+_CAPITALISED = regex.compile(
+    rf"{_WORD_START}{_CAPITAL}{_LETTERS}(?:[ \t]+{_CAPITAL}{_LETTERS})*")
+_AFTER_PREPOSITION = regex.compile(  # a lookahead: "in oslo or in new york" gives both places
+    rf"\b(?:in|of|for|at)[ \t]+(?=((?:the[ \t]+)?\p{{L}}{_LETTERS}"
+    rf"(?:[ \t]+\p{{L}}{_LETTERS}){{0,2}}))", regex.I)
+_CAPITAL_OF = regex.compile(rf"\bcapital[ \t]+of[ \t]+((?:the[ \t]+)?\p{{L}}{_LETTERS}"
+                            rf"(?:[ \t]+\p{{L}}{_LETTERS}){{0,2}})", regex.I)
+# Units written as letters: after a number or a degree sign ("18 C", "64.4°F") they are units.
+UNIT_LETTERS = {"C", "F", "K"}
+_AFTER_NUMBER = regex.compile(r"(?:\d|[°º])[ \t]*\Z")
 # Where a sentence or a line starts (a bullet's mark skipped): a word capitalised there may
 # be capitalised for that reason alone, as "New" in "New task:" or "Task" in "Task: ...".
-_SENTENCE_START = re.compile(r"(?:\A|[\n.!?:;])[ \t*>#-]*(?=[A-Z])")
+_SENTENCE_START = regex.compile(r"(?:\A|[\n.!?:;])[ \t*>#-]*(?=[\p{Lu}\p{Lt}])")
 _LIST_GOES_ON = re.compile(r"[ \t]*(?:,|(?:or|and|vs\.?|versus)\b)")
 # Framing around a task: a short line that ends with a colon ("New task:", smolagents' heading),
 # or a word with a colon right after it ("Task: ...", "Question: ...").
@@ -51,7 +74,7 @@ _COLON_NEXT = re.compile(r"[ \t]*:")
 HEADING, LABEL, SENTENCE_START, SURE = range(4)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|'([^'\n]{2,200})'")
-_WORD = re.compile(r"[a-z]+")
+_WORD = re.compile(r"[^\W\d_]+")  # letters of any script
 MAX_NAMES = 16  # a model's plan names a handful of things, not thousands
 NAMES_WITHIN = 100_000  # names are looked for in the task's first 100,000 characters
 
@@ -84,11 +107,12 @@ class Task:
 
         Example: "What is the capital of kenya?" -> ["Kenya"]
         """
-        text = self.text[:NAMES_WITHIN]
+        text = _without_schemas(self.text[:NAMES_WITHIN])
         reading = _Capitals(text)
         found = [(m.start(1), _trim(m[1]), SURE) for m in _AFTER_PREPOSITION.finditer(text)]
         found += [(m.start(), _trim(m[0]), reading.how_sure(m))
                   for m in _CAPITALISED.finditer(text)]
+        found = [(at, _without_unit(text, at, name), sure) for at, name, sure in found]
         names, sureness = {}, {}
         for _, name, sure in sorted(found):
             if name:
@@ -105,8 +129,7 @@ class Task:
     @functools.cached_property
     def countries(self) -> list[str]:
         """Places named right after "capital of" (their capital is what the task needs)."""
-        found = re.finditer(r"\bcapital[ \t]+of[ \t]+((?:the[ \t]+)?[A-Za-z][A-Za-z'-]*"
-                            r"(?:[ \t]+[A-Za-z][A-Za-z'-]*){0,2})", self.text[:NAMES_WITHIN], re.I)
+        found = _CAPITAL_OF.finditer(self.text[:NAMES_WITHIN])
         return _first((n for n in (_trim(m[1]) for m in found) if n), MAX_NAMES)
 
     def mentions(self, *patterns: str) -> bool:
@@ -147,6 +170,35 @@ class _Capitals:
         return i >= 0 and at < self.headings[i][1]
 
 
+def _without_schemas(text: str) -> str:
+    """The text with every JSON schema written in it blanked out: a schema is the answer's
+    format (CrewAI writes its titles, "WeatherReport", "Conditions"), never what the task names.
+
+    Example: 'Weather in Oslo. Schema: {"properties": {"a": {"title": "A"}}}'
+             -> 'Weather in Oslo. Schema: ' followed by spaces
+    """
+    parts, at = [], 0
+    for start, end, _ in schemas_in_text(text):
+        parts += [text[at:start], " " * (end - start)]
+        at = end
+    return "".join(parts) + text[at:] if parts else text
+
+
+def _without_unit(text: str, at: int, name: str) -> str:
+    """The name found at `at` without a unit's letter it starts with: a letter alone, or one
+    after a number or a degree sign, is a unit ("" if nothing else is left).
+
+    Example: ("It is 18 C in Oslo", 11, "C") -> "";  ("Temperature in F?", 15, "F") -> ""
+             ("18 C Oslo", 3, "C Oslo") -> "Oslo";  ("Is it cold in Å?", 14, "Å") -> "Å"
+    """
+    first, _, rest = name.partition(" ")
+    if first not in UNIT_LETTERS:
+        return name
+    if not rest or _AFTER_NUMBER.search(text, max(at - 16, 0), at):
+        return rest.strip()
+    return name
+
+
 def _boilerplate(name: str) -> bool:
     """Is every word of a phrase prompt boilerplate rather than part of a name?
 
@@ -175,6 +227,7 @@ def _trim(phrase: str) -> str:
         words = words[1:]
     kept = []
     for word in words:
+        word = word.replace("’", "'")  # a typographic apostrophe: "Paris’s" is "Paris's"
         bare = word.lower().removesuffix("'s").replace("'", "")
         if bare in STOPWORDS:
             break
@@ -202,9 +255,19 @@ def _zones() -> dict[str, str]:
 
 
 def timezone_of(task: Task) -> str:
-    """The IANA zone of a city the task names ("Tokyo" -> "Asia/Tokyo"), else UTC."""
+    """The IANA zone of a city the task names, else UTC. Zone names are written without
+    accents, so a name is looked up without its own.
+
+    Example: "Tokyo" -> "Asia/Tokyo";  "São Paulo" -> "America/Sao_Paulo"
+    """
     for name in task.places:
-        zone = _zones().get(name.replace(" ", "_").lower())
+        zone = _zones().get(_unaccented(name).replace(" ", "_").lower())
         if zone:
             return zone
     return "UTC"
+
+
+def _unaccented(name: str) -> str:
+    """Example: "Zürich" -> "Zurich";  "東京" -> "東京" """
+    decomposed = unicodedata.normalize("NFKD", name)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
