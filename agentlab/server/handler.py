@@ -228,7 +228,7 @@ def _route(method: str, path: str, body: bytes, respond) -> tuple[int, object, f
 
 def _respond(request: dict, raw: bytes, respond) -> tuple[int, object, float]:
     """POST /v1/responses: the same tutor, asked in chat-completions terms (responses.py)."""
-    responses.check(request, tutor.PERSONAS)
+    request = responses.check(request, tutor.PERSONAS)  # item references resolved
     completion, delay = complete(responses.chat_request(request), respond, raw=raw)
     response = responses.response_object(request, completion, raw)
     if request.get("stream"):
