@@ -21,8 +21,10 @@ import difflib
 import json
 import math
 import os
+import queue
 import re
 import sys
+import threading
 import time
 
 
@@ -277,13 +279,17 @@ def _course(args) -> int:
 def _serve(args) -> int:
     from .server import CannotListen, serve
 
+    log = None if args.quiet else RequestLog()
     try:
-        serve(args.host, args.port, on_request=None if args.quiet else RequestLog())
+        serve(args.host, args.port, on_request=log)
     except CannotListen as error:  # a port taken or a host unknown: --host or --port to change
         if args.debug:
             raise
         print(f"error: {_one_line(error)}", file=sys.stderr)
         return 2
+    finally:
+        if log is not None:
+            log.flush()  # the last requests' lines, before the process ends
     return 0
 
 
@@ -296,24 +302,60 @@ class RequestLog:
     Everything in it came from a client: it is masked (a key sent as the model, or echoed in an
     error's reason, shows as [masked key]) before it is cut, and kept to one line of printable
     text (a line break or a terminal's escape code in a model name is shown escaped, never
-    obeyed). If stdout goes away (`agentlab serve | head`), the lines stop; the server goes on.
+    obeyed).
+
+    The log never holds the server up: the server hands each line over and goes on, and a
+    thread of the log's own writes them. If nobody reads stdout (a full pipe), the lines wait,
+    up to WAITING of them, and later ones are dropped and counted (the count is written once
+    there is room); if stdout goes away (`agentlab serve | head`), the lines stop.
     """
 
     MODEL_CHARACTERS = 64
     REASON_CHARACTERS = 300
     PATH_CHARACTERS = 200
+    WAITING = 1_000  # lines handed over and not yet written, at most
 
     def __init__(self, output=None):
         self.output = output  # None: sys.stdout as it is when a line is written
         self.closed = False
+        self.dropped = 0  # lines dropped since the last that was written
+        self.counting = threading.Lock()  # the server's thread adds to `dropped`, ours resets it
+        self.lines = queue.Queue(self.WAITING)
+        self.writer = threading.Thread(target=self._write, name="agentlab-serve-log",
+                                       daemon=True)
 
     def __call__(self, served) -> None:
+        """Hand one request's line over; never waits."""
         if self.closed:
             return
+        if not self.writer.is_alive():
+            self.writer.start()  # on the first line: a log made and never used starts nothing
         try:
-            print(self.line(served), file=self.output or sys.stdout, flush=True)
-        except (OSError, ValueError):  # a closed pipe or file: stop logging, keep serving
-            self.closed = True
+            self.lines.put_nowait(self.line(served))
+        except queue.Full:
+            with self.counting:
+                self.dropped += 1
+
+    def _write(self) -> None:
+        while True:
+            line = self.lines.get()
+            with self.counting:
+                dropped, self.dropped = self.dropped, 0
+            if dropped:
+                line = f"({dropped} request lines dropped: the output was not read)\n{line}"
+            try:
+                print(line, file=self.output or sys.stdout, flush=True)
+            except (OSError, ValueError):  # a closed pipe or file: stop logging, keep serving
+                self.closed = True
+                return
+            finally:
+                self.lines.task_done()
+
+    def flush(self, seconds: float = 1.0) -> None:
+        """Wait until every line handed over is written, or `seconds` have passed."""
+        deadline = time.monotonic() + seconds
+        while self.lines.unfinished_tasks and not self.closed and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def line(self, served) -> str:
         """Example: Served("POST", "/v1/chat/completions", "tutor", 200, 12.4, None) ->

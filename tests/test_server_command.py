@@ -11,6 +11,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -102,12 +103,48 @@ def test_a_log_line_is_one_bounded_line_of_printable_text():
     assert line.isprintable() and len(line) < 600
 
 
+SERVED = Served("GET", "/v1/models", None, 200, 0.1, None)
+
+
 def test_logging_stops_quietly_when_its_output_closes():
     closed = io.StringIO()
     closed.close()
     log = RequestLog(closed)
-    log(Served("GET", "/v1/models", None, 200, 0.1, None))  # no exception: serving goes on
+    log(SERVED)  # no exception: serving goes on
+    log.flush(10)
     assert log.closed
+    log(SERVED)  # and later lines are not even formatted
+
+
+class Stalled(io.StringIO):
+    """An output nobody reads (a full pipe): a write waits until `reader` is set."""
+
+    def __init__(self):
+        super().__init__()
+        self.reader = threading.Event()
+
+    def write(self, text):
+        self.reader.wait(30)
+        return super().write(text)
+
+
+def test_an_output_nobody_reads_never_holds_the_server_up(monkeypatch):
+    """Before the log had a thread of its own, a full stdout pipe (`agentlab serve` started
+    with stdout=PIPE and never read) would have stopped the server's event loop at a print."""
+    monkeypatch.setattr(RequestLog, "WAITING", 3)
+    output = Stalled()
+    log = RequestLog(output)
+    handing_over = threading.Thread(target=lambda: [log(SERVED) for _ in range(10)])
+    handing_over.start()
+    handing_over.join(10)
+    assert not handing_over.is_alive()  # all ten handed over while nothing could be written
+    output.reader.set()
+    log.flush(10)
+    lines = output.getvalue().splitlines()
+    dropped = [int(line.split()[0].strip("(")) for line in lines if "dropped" in line]
+    written = [line for line in lines if line.startswith("GET /v1/models - 200")]
+    assert len(dropped) == 1 and dropped[0] >= 6  # at most 3 waiting and 1 being written
+    assert len(written) + dropped[0] == 10  # each line written or counted, none lost unsaid
 
 
 def test_python_m_agentlab_from_the_folder_holding_the_clone_says_what_to_do(tmp_path):
