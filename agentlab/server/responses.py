@@ -276,7 +276,8 @@ def chat_request(request: dict) -> dict:
         if request.get(key) is not None:
             chat[key] = request[key]
     if request.get("max_output_tokens") is not None:
-        chat["max_completion_tokens"] = request["max_output_tokens"]
+        # JSON Schema counts 16.0 as an integer; the cap cuts text by it, which needs an int
+        chat["max_completion_tokens"] = int(request["max_output_tokens"])
     return chat
 
 
