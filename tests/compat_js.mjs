@@ -27,7 +27,8 @@ const descriptions = { get_weather: "The current weather in a city.",
                        calculate: "Evaluate an arithmetic expression." };
 
 // ---------------------------------------------------------------------------------------------
-// openai-node: the tool loop by hand (Chat Completions and Responses), runTools, parse
+// openai-node: the tool loop by hand (Chat Completions and Responses), runTools, and the parse
+// helpers of both APIs
 
 async function openaiNode() {
   const { default: OpenAI } = await import(`openai${version}`);
@@ -100,6 +101,21 @@ async function openaiNode() {
     const completion = await openai.chat.completions.parse({ model: "tutor", messages, tools,
       response_format: zodResponseFormat(Weather, "weather") });
     return { text: JSON.stringify(completion.choices[0].message.parsed), steps: 1, calls };
+  }
+  if (mode === "responses-parse") {
+    const { zodTextFormat } = await import(`openai${version}/helpers/zod`);
+    const { z } = await import("zod");
+    const Weather = z.object({ city: z.string(), temperature_c: z.number() });
+    const input = [
+      { role: "user", content: "What's the weather in Oslo? Answer as JSON." },
+      { type: "function_call", call_id: "call_1", name: "get_weather",
+        arguments: JSON.stringify({ city: "Oslo" }) },
+      { type: "function_call_output", call_id: "call_1", output: JSON.stringify(WEATHER) }];
+    const tools = [{ type: "function", name: "get_weather", strict: true,
+                     description: descriptions.get_weather, parameters: parameters.get_weather }];
+    const response = await openai.responses.parse({ model: "tutor", input, tools,
+      text: { format: zodTextFormat(Weather, "weather") } });
+    return { text: JSON.stringify(response.output_parsed), steps: 1, calls };
   }
   throw new Error(`no mode ${mode}`);
 }

@@ -3,7 +3,7 @@
 (tests/compat_js.mjs), unpatched.
 
 Each case runs the course's two-tool task to its answer: a multi-step tool loop, by hand and
-with the clients' own helpers (openai-node's runTools and parse, the AI SDK's generateText and
+with the clients' own helpers (openai-node's runTools and its parse helpers, the AI SDK's generateText and
 streamText, which go on past the tool step), over Chat Completions and the Responses API. The AI
 SDK's default Responses model sends the tutor's earlier answer back as an `item_reference` (and,
 with store: false, as an assistant message without `type` or `status`): those cases got a 400
@@ -43,7 +43,8 @@ INSTALL = ("npm install --prefix .node openai6@npm:openai@6 openai7@npm:openai@7
 # (client, version, mode): openai-node's modes are in compat_js.mjs's openaiNode(); the AI
 # SDK's name the API ("responses", the provider's default, or "chat"), generateText or
 # streamText, and store: false where it ends in "nostore".
-OPENAI_NODE_MODES = ["chat", "run-tools", "parse", "responses", "responses-previous"]
+OPENAI_NODE_MODES = ["chat", "run-tools", "parse", "responses", "responses-previous",
+                     "responses-parse"]
 AI_SDK_MODES = ["responses-generate", "responses-stream", "responses-generate-nostore",
                 "responses-stream-nostore", "chat-generate", "chat-stream"]
 CASES = ([("openai-node", v, m) for v in ("6", "7") for m in OPENAI_NODE_MODES]
@@ -83,7 +84,7 @@ def test_a_javascript_client_runs_the_tool_loop_to_its_answer(client, version, m
         pytest.skip(why)
     outcome = run_client(client, version, mode, base_url)
     assert "error" not in outcome, outcome  # the refusal the client reported, with its body
-    if mode == "parse":  # the tool's result, read into the zod schema's fields
+    if mode.endswith("parse"):  # the tool's result, read into the zod schema's fields
         assert json.loads(outcome["text"]) == {"city": "Oslo", "temperature_c": 18}
         return
     assert sorted(outcome["calls"]) == ["calculate", "get_weather"], outcome
