@@ -113,6 +113,21 @@ def test_a_dropped_response_takes_its_items_out_of_reach(monkeypatch):
     assert first["output"][0]["id"] not in responses_api._stored_items
 
 
+def test_an_item_a_later_turn_referred_to_outlives_the_response_that_made_it(monkeypatch):
+    """The AI SDK refers to its first answer at every step: once a later stored turn holds
+    it, dropping the first response (the oldest) must not take it out of reach."""
+    monkeypatch.setattr(responses_api, "STORED_RESPONSES", 2)
+    first = first_step()
+    message, *calls = first["output"]
+    replay = [{"role": "user", "content": TASK}, {"type": "item_reference", "id": message["id"]},
+              *[{k: c[k] for k in ("type", "call_id", "name", "arguments")} for c in calls],
+              *outputs(first)]
+    answered(*ask(input=replay, tools=[WEATHER, CALC]))  # stored: it holds the message too
+    ask(input="another student's question")  # the first response is the oldest: dropped
+    assert first["id"] not in responses_api._stored
+    answered(*ask(input=replay, tools=[WEATHER, CALC]))  # the reference still resolves
+
+
 @pytest.mark.parametrize("bad", [{"type": "item_reference"}, {"type": "item_reference", "id": 7},
                                  {"type": "item_reference", "id": ["msg_1"]}])
 def test_a_malformed_reference_gets_the_schemas_400(bad):

@@ -71,8 +71,11 @@ class _Link:
 _stored: collections.OrderedDict[str, _Link] = collections.OrderedDict()
 _stored_bytes = 0
 # Every stored item that has an id, by its id, for item_reference: the item itself, shared with
-# the link that holds it (no copy), and dropped with that link.
+# a link that holds it (no copy); and how many stored items have that id. A later turn that
+# referred to an item holds it too (the AI SDK refers to its first answer at every step), so an
+# id is dropped only with the last link that holds it.
 _stored_items: dict[str, dict] = {}
+_holders: collections.Counter[str] = collections.Counter()
 _stored_lock = threading.Lock()  # the HTTP server answers requests on several threads
 
 
@@ -425,18 +428,23 @@ def _remember(response_id: str, request: dict, output: list[dict]) -> None:
             _forget(_stored.pop(response_id))
         _stored[response_id] = link
         _stored_bytes += link.size
-        _stored_items.update((item["id"], item) for item in link.items
-                             if isinstance(item.get("id"), str))
+        for item in link.items:
+            if isinstance(item.get("id"), str):  # a message's id may be anything: see _forget
+                _stored_items[item["id"]] = item
+                _holders[item["id"]] += 1
         while len(_stored) > STORED_RESPONSES or _stored_bytes > STORED_BYTES:
             _forget(_stored.popitem(last=False)[1])
 
 
 def _forget(link: _Link) -> None:
-    """Drop a link's bytes and its items from the item index (an id that a newer item has
-    taken since stays: the index holds the newer item). Called with _stored_lock held."""
+    """Drop a link's bytes, and from the item index each id no other stored link holds.
+    Called with _stored_lock held."""
     global _stored_bytes
     _stored_bytes -= link.size
     for item in link.items:
         item_id = item.get("id")  # a message's id is not in its schema: it may be anything
-        if isinstance(item_id, str) and _stored_items.get(item_id) is item:
-            del _stored_items[item_id]
+        if not isinstance(item_id, str):
+            continue
+        _holders[item_id] -= 1
+        if _holders[item_id] <= 0:
+            del _holders[item_id], _stored_items[item_id]
