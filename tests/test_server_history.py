@@ -128,6 +128,19 @@ def test_an_item_a_later_turn_referred_to_outlives_the_response_that_made_it(mon
     answered(*ask(input=replay, tools=[WEATHER, CALC]))  # the reference still resolves
 
 
+def test_references_read_no_more_than_a_body_may_hold(monkeypatch):
+    """A reference is a few bytes and the item it names up to a megabyte: 1 MB of references
+    to one big item would have had the tutor read gigabytes (and the store keep them)."""
+    big = {"role": "user", "id": "msg_big", "content": "What is 2 + 2? " + "x" * 600_000}
+    assert ask(input=[big])[0] == 200  # stored, its id with it
+    status, answer = ask(input=[{"type": "item_reference", "id": "msg_big"}])
+    assert status == 200, answer
+    status, payload = ask(input=[{"type": "item_reference", "id": "msg_big"}] * 2_000)
+    assert status == 400, payload
+    assert payload["error"]["param"] == "input[1]"  # the second reference is one too many
+    assert f"{responses_api.REFERENCED_BYTES:,} bytes" in payload["error"]["message"]
+
+
 @pytest.mark.parametrize("bad", [{"type": "item_reference"}, {"type": "item_reference", "id": 7},
                                  {"type": "item_reference", "id": ["msg_1"]}])
 def test_a_malformed_reference_gets_the_schemas_400(bad):

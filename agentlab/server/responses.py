@@ -48,6 +48,10 @@ from .checks import APIError, check_model, json_word_missing, strict_problem, va
 
 STORED_RESPONSES = 1_000  # responses kept for previous_response_id, the oldest dropped first
 STORED_BYTES = 50_000_000  # and at most this many bytes of their items (as JSON) in all
+# The most bytes (as JSON) the items one request refers to may come to: as much as a request
+# body may hold (handler.MAX_BODY_BYTES). A reference is a few bytes and the item it names up
+# to a megabyte: unbounded, a 1 MB body of references would have the tutor read gigabytes.
+REFERENCED_BYTES = 1_000_000
 # Content parts the tutor cannot see, refused with a 400 that names them (docs/serve.md).
 UNREADABLE_PARTS = ("input_image", "input_file", "input_audio", "image_url", "image", "file")
 # The schema each kind of input item is checked against; any other kind is refused.
@@ -71,10 +75,10 @@ class _Link:
 _stored: collections.OrderedDict[str, _Link] = collections.OrderedDict()
 _stored_bytes = 0
 # Every stored item that has an id, by its id, for item_reference: the item itself, shared with
-# a link that holds it (no copy); and how many stored items have that id. A later turn that
-# referred to an item holds it too (the AI SDK refers to its first answer at every step), so an
-# id is dropped only with the last link that holds it.
-_stored_items: dict[str, dict] = {}
+# a link that holds it (no copy), and its size as JSON; and how many stored items have that id.
+# A later turn that referred to an item holds it too (the AI SDK refers to its first answer at
+# every step), so an id is dropped only with the last link that holds it.
+_stored_items: dict[str, tuple[dict, int]] = {}
 _holders: collections.Counter[str] = collections.Counter()
 _stored_lock = threading.Lock()  # the HTTP server answers requests on several threads
 
@@ -89,7 +93,7 @@ def check(request: dict, models) -> dict:
     validate("CreateResponseChecked", request)
     items = request.get("input")
     if isinstance(items, list):
-        request = {**request, "input": [_checked_item(i, item) for i, item in enumerate(items)]}
+        request = {**request, "input": _checked_input(items)}
     for i, tool in enumerate(request.get("tools") or []):
         _check_tool(i, tool)
     _check_tool_choice(request.get("tool_choice"), _tool_names(request))
@@ -97,9 +101,25 @@ def check(request: dict, models) -> dict:
     return request
 
 
-def _checked_item(i: int, item) -> dict:
-    """input[i] checked against the schema its type picks; an item_reference is looked up and
-    its stored item returned (that item was checked, or written here, when it was stored)."""
+def _checked_input(items: list) -> list[dict]:
+    """The input items, each checked, each reference replaced by the item it names: no more
+    than REFERENCED_BYTES of those in all."""
+    checked, referenced = [], 0
+    for i, item in enumerate(items):
+        item, size = _checked_item(i, item)
+        referenced += size
+        if referenced > REFERENCED_BYTES:
+            raise APIError(400, f"Invalid 'input[{i}]': the items this input refers to come "
+                           f"to more than {REFERENCED_BYTES:,} bytes; send fewer references "
+                           "(or continue with previous_response_id).", param=f"input[{i}]")
+        checked.append(item)
+    return checked
+
+
+def _checked_item(i: int, item) -> tuple[dict, int]:
+    """input[i] checked against the schema its type picks, and the bytes it refers to: an
+    item_reference is looked up, and its stored item returned with its size (that item was
+    checked, or written here, when it was stored); any other item refers to none."""
     if not isinstance(item, dict):
         raise APIError(400, f"Invalid 'input[{i}]': each input item must be an object.",
                        param=f"input[{i}]")
@@ -122,7 +142,7 @@ def _checked_item(i: int, item) -> dict:
         raise APIError(400, f"Invalid 'input[{i}].content': empty array. Expected an array "
                        "with minimum length 1, but got an empty array instead.",
                        param=f"input[{i}].content", code="empty_array")
-    return item
+    return item, 0
 
 
 def _item_type(item: dict):
@@ -156,18 +176,18 @@ def _as_output_message(item: dict) -> dict:
     return {"type": "message", "status": "completed", "id": "msg_", **item, "content": content}
 
 
-def _referenced(i: int, item_id: str) -> dict:
-    """The stored item an item_reference names, or the real API's 400 naming the id: it was
-    never given, the store dropped it, or its response was made with store: false."""
+def _referenced(i: int, item_id: str) -> tuple[dict, int]:
+    """The stored item an item_reference names and its size, or the real API's 400 naming the
+    id: it was never given, the store dropped it, or its response was made with store: false."""
     with _stored_lock:
-        item = _stored_items.get(item_id)
-    if item is None:
+        found = _stored_items.get(item_id)
+    if found is None:
         raise APIError(400, f"Item with id '{item_id[:100]}' not found. Items are not "
                        "persisted when `store` is set to false (and this server keeps the "
                        f"last {STORED_RESPONSES:,} stored responses only). Try again with "
                        "`store` set to true, or remove this item from your input.",
                        param=f"input[{i}].id")
-    return item
+    return found
 
 
 def _refuse_unreadable_parts(i: int, item: dict) -> None:
@@ -423,15 +443,17 @@ def _remember(response_id: str, request: dict, output: list[dict]) -> None:
                  len(json.dumps(items, ensure_ascii=False).encode()))
     if link.size > STORED_BYTES:
         return  # larger than the whole store: answered, not kept
+    # a message's id is not in its schema: it may be anything, and only a string is indexed
+    named = [(item["id"], item, len(json.dumps(item, ensure_ascii=False).encode()))
+             for item in items if isinstance(item.get("id"), str)]
     with _stored_lock:
         if response_id in _stored:
             _forget(_stored.pop(response_id))
         _stored[response_id] = link
         _stored_bytes += link.size
-        for item in link.items:
-            if isinstance(item.get("id"), str):  # a message's id may be anything: see _forget
-                _stored_items[item["id"]] = item
-                _holders[item["id"]] += 1
+        for item_id, item, size in named:
+            _stored_items[item_id] = (item, size)
+            _holders[item_id] += 1
         while len(_stored) > STORED_RESPONSES or _stored_bytes > STORED_BYTES:
             _forget(_stored.popitem(last=False)[1])
 
@@ -442,8 +464,8 @@ def _forget(link: _Link) -> None:
     global _stored_bytes
     _stored_bytes -= link.size
     for item in link.items:
-        item_id = item.get("id")  # a message's id is not in its schema: it may be anything
-        if not isinstance(item_id, str):
+        item_id = item.get("id")
+        if not isinstance(item_id, str):  # never indexed (see _remember)
             continue
         _holders[item_id] -= 1
         if _holders[item_id] <= 0:
