@@ -30,15 +30,20 @@ WEATHER = {"type": "function", "name": "get_weather", "parameters": {
 
 @pytest.fixture(scope="module")
 def served():
-    """The server on a free port, and one stored response's output: its sentence and its call,
-    for the fuzzed requests to refer to (store is off for them: this stays what is stored)."""
+    """The server on a free port, in this process."""
     with running_server(client_timeout=5.0) as address:
-        status, first = post(address, "/v1/responses", json.dumps(
-            {"model": "tutor", "input": "What's the weather in Oslo?",
-             "tools": [WEATHER]}).encode())
-        assert status == 200, first
-        assert [item["type"] for item in first["output"]] == ["message", "function_call"]
-        yield f"http://{address[0]}:{address[1]}", first["output"]
+        yield address
+
+
+def stored_turn(address) -> list[dict]:
+    """One stored response's output, its sentence and its call, for a fuzzed request to refer
+    to. Asked for again for each case: another test in this process may have emptied the
+    store (tests/test_server_history.py shrinks it); the same request gives the same ids."""
+    status, first = post(address, "/v1/responses", json.dumps(
+        {"model": "tutor", "input": "What's the weather in Oslo?", "tools": [WEATHER]}).encode())
+    assert status == 200, first
+    assert [item["type"] for item in first["output"]] == ["message", "function_call"]
+    return first["output"]
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +81,7 @@ def history(output: list[dict]) -> list[dict]:
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_no_history_as_clients_send_it_gets_a_5xx(case, served, session, statuses):
-    base_url, output = served
+    base_url = f"http://{served[0]}:{served[1]}"
     if isinstance(case.body, dict):
         case.body["model"] = "tutor"  # reach the tutor: an unknown model is only a 404
         case.body.pop("stream", None)
@@ -87,7 +92,7 @@ def test_no_history_as_clients_send_it_gets_a_5xx(case, served, session, statuse
             given = [{"role": "user", "content": given}]
         if isinstance(given, list):  # the stored turn in the middle of the fuzzed items
             middle = len(given) // 2
-            case.body["input"] = given[:middle] + history(output) + given[middle:]
+            case.body["input"] = given[:middle] + history(stored_turn(served)) + given[middle:]
     response = case.call(base_url=base_url, session=session, timeout=10)
     case.validate_response(response, checks=CHECKS)
     statuses["requests"] += 1

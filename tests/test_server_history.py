@@ -8,6 +8,7 @@ As raw requests here (handler.handle, in-process), and through LangChain's real 
 
 from __future__ import annotations
 
+import collections
 import json
 
 import pytest
@@ -26,6 +27,17 @@ CALC = {"type": "function", "name": "calculate", "description": "Evaluate arithm
 TASK = "What is 17 * 23, and what's the weather in Oslo?"
 RESULTS = {"get_weather": json.dumps({"city": "Oslo", "temperature_c": 18}),
            "calculate": "391"}
+
+
+@pytest.fixture
+def empty_store(monkeypatch):
+    """A store of the test's own, for a test that counts on what is dropped from it: another
+    test in this process may have left the server's in any state (test_server_responses.py
+    empties its list of responses by hand)."""
+    monkeypatch.setattr(responses_api, "_stored", collections.OrderedDict())
+    monkeypatch.setattr(responses_api, "_stored_bytes", 0)
+    monkeypatch.setattr(responses_api, "_stored_items", {})
+    monkeypatch.setattr(responses_api, "_holders", collections.Counter())
 
 
 def ask(**fields):
@@ -103,7 +115,7 @@ def test_a_reference_the_store_does_not_hold_gets_a_400_naming_it(made):
     assert payload["error"]["param"] == "input[1].id"
 
 
-def test_a_dropped_response_takes_its_items_out_of_reach(monkeypatch):
+def test_a_dropped_response_takes_its_items_out_of_reach(monkeypatch, empty_store):
     monkeypatch.setattr(responses_api, "STORED_RESPONSES", 2)
     first = first_step()
     for turn in range(2):
@@ -113,7 +125,8 @@ def test_a_dropped_response_takes_its_items_out_of_reach(monkeypatch):
     assert first["output"][0]["id"] not in responses_api._stored_items
 
 
-def test_an_item_a_later_turn_referred_to_outlives_the_response_that_made_it(monkeypatch):
+def test_an_item_a_later_turn_referred_to_outlives_the_response_that_made_it(monkeypatch,
+                                                                           empty_store):
     """The AI SDK refers to its first answer at every step: once a later stored turn holds
     it, dropping the first response (the oldest) must not take it out of reach."""
     monkeypatch.setattr(responses_api, "STORED_RESPONSES", 2)
@@ -149,7 +162,7 @@ def test_a_malformed_reference_gets_the_schemas_400(bad):
     assert payload["error"]["param"].startswith("input[1]")
 
 
-def test_a_message_id_of_any_shape_is_stored_and_dropped_without_a_500(monkeypatch):
+def test_a_message_id_of_any_shape_is_stored_and_dropped_without_a_500(monkeypatch, empty_store):
     """A message's `id` is not in its schema, so it may be a list: it must not reach the
     item index (a list cannot be a dict key), neither when stored nor when dropped."""
     monkeypatch.setattr(responses_api, "STORED_RESPONSES", 1)
