@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from schemathesis import checks as builtin  # noqa: E402
 from server_helpers import post, running_server  # noqa: E402
 
+from agentlab.server import responses as responses_api  # noqa: E402
+
 RESPONSES_SPEC = pathlib.Path(__file__).parent / "data" / "openai-responses.openapi.json"
 # The coverage phase is tests/test_server_fuzz.py's (in CI); here, the fuzzed cases only.
 schema = schemathesis.openapi.from_path(RESPONSES_SPEC, config=schemathesis.Config.from_dict(
@@ -24,6 +26,7 @@ schema = schemathesis.openapi.from_path(RESPONSES_SPEC, config=schemathesis.Conf
 CHECKS = [builtin.not_a_server_error, builtin.status_code_conformance,
           builtin.content_type_conformance, builtin.response_schema_conformance]
 EXAMPLES = 40
+READ = (None, *responses_api.ITEM_SCHEMAS)  # the item types the tutor reads (None: a message)
 WEATHER = {"type": "function", "name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
 
@@ -61,8 +64,8 @@ def statuses():
     seen = {"requests": 0, "with the history": []}
     yield seen
     if seen["requests"] >= EXAMPLES:  # the whole test ran, not a single selected case
-        # most fuzzed bodies break another rule, so only some get through
-        assert seen["with the history"].count(200) >= 1, seen
+        # some fuzzed bodies break another rule (19 of 24 got through here)
+        assert seen["with the history"].count(200) >= 5, seen
 
 
 def history(output: list[dict]) -> list[dict]:
@@ -86,11 +89,21 @@ def test_no_history_as_clients_send_it_gets_a_5xx(case, served, session, statuse
         case.body["model"] = "tutor"  # reach the tutor: an unknown model is only a 404
         case.body.pop("stream", None)
         case.body.pop("previous_response_id", None)  # a made-up id is only a 400
-        case.body["store"] = False  # what is stored stays the fixture's, whatever is sent
+        case.body["store"] = False  # fuzz is not kept: the store holds the stored turn
+        # Function tools only, and a tool_choice among them: the tutor refuses the rest,
+        # whatever comes with them (tests/test_server_fuzz.py fuzzes those refusals).
+        if isinstance(case.body.get("tools"), list):
+            case.body["tools"] = [tool for tool in case.body["tools"]
+                                  if not isinstance(tool, dict) or tool.get("type") == "function"]
+        choice = case.body.get("tool_choice")
+        if isinstance(choice, dict) and choice.get("type") not in ("function", "allowed_tools"):
+            del case.body["tool_choice"]
         given = case.body.get("input")
         if isinstance(given, str):
             given = [{"role": "user", "content": given}]
-        if isinstance(given, list):  # the stored turn in the middle of the fuzzed items
+        if isinstance(given, list):  # the stored turn amid the fuzzed items the tutor reads
+            given = [item for item in given if not isinstance(item, dict)
+                     or item.get("type") in READ]
             middle = len(given) // 2
             case.body["input"] = given[:middle] + history(stored_turn(served)) + given[middle:]
     response = case.call(base_url=base_url, session=session, timeout=10)
