@@ -30,8 +30,8 @@ import time
 
 def _stop_if_not_the_package() -> None:
     """Exit with what happened and what to do when `python -m agentlab` found a folder named
-    agentlab that is not the package: Python looks in the current folder first, so run from
-    the folder that holds the clone it imports the clone itself (no __init__.py there) as a
+    agentlab that is not the package. Python looks in the current folder first: run from the
+    folder that holds the clone, it imports the clone itself (no __init__.py there) as a
     namespace package, and the imports below would fail with an ImportError that says nothing
     ("cannot import name 'Outcome' from 'agentlab.tools'"). Checked before them, for that."""
     package = sys.modules.get(__spec__.parent if __spec__ else "agentlab")
