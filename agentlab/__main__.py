@@ -18,17 +18,45 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import json
 import math
 import os
+import queue
 import re
 import sys
+import threading
 import time
 
-from .course.launcher import CourseError
-from .guardrails import Limits
-from .loop import SYSTEM_PROMPT
-from .masking import public_url
-from .records import Run, format_step, redact
+
+def _stop_if_not_the_package() -> None:
+    """Exit with what happened and what to do when `python -m agentlab` found a folder named
+    agentlab that is not the package. Python looks in the current folder first: run from the
+    folder that holds the clone, it imports the clone itself (no __init__.py there) as a
+    namespace package, and the imports below would fail with an ImportError that says nothing
+    ("cannot import name 'Outcome' from 'agentlab.tools'"). Checked before them, for that."""
+    package = sys.modules.get(__spec__.parent if __spec__ else "agentlab")
+    if package is None or getattr(package, "__file__", None) is not None:
+        return  # the real package (its __init__.py ran)
+    found = next(iter(getattr(package, "__path__", None) or []), "a folder named agentlab")
+    what = elsewhere = ""
+    if os.path.isfile(os.path.join(found, "agentlab", "__init__.py")):  # the clone itself
+        what = " (a copy of the course's repository: the package is the agentlab folder in it)"
+        elsewhere = f", such as the copy itself (cd {os.path.basename(found)})"
+    sys.stderr.write(
+        f"error: python -m agentlab found the folder {found}{what}, not the agentlab package: "
+        "Python looks in the current folder first, and this one holds a folder named "
+        f"agentlab. Run the command from another folder{elsewhere}, or use the `agentlab` "
+        "command instead of `python -m agentlab`.\n")
+    sys.exit(1)
+
+
+_stop_if_not_the_package()
+
+from .course.launcher import CourseError  # noqa: E402 (after the check above, on purpose)
+from .guardrails import Limits  # noqa: E402
+from .loop import SYSTEM_PROMPT  # noqa: E402
+from .masking import public_url  # noqa: E402
+from .records import Run, format_step, redact  # noqa: E402
 
 # `serve`'s default port: agentlab.server.web.DEFAULT_PORT (a test keeps the two equal), written
 # here so that the command line starts without importing the server. Not 8000: that is
@@ -160,6 +188,9 @@ def _parser() -> Parser:
                        help="address to listen on (default: %(default)s, this machine only)")
     serve.add_argument("--port", type=port_number, default=SERVE_PORT, metavar="PORT",
                        help="TCP port (default: %(default)s)")
+    serve.add_argument("--quiet", action="store_true",
+                       help="print nothing per request (default: one line each: method, path, "
+                            "model, status, milliseconds, and an error's reason)")
 
     commands.add_parser("models", parents=[common], help="list the offline tutor's models")
     parser.commands = commands.choices  # each subcommand's parser, by name
@@ -248,14 +279,106 @@ def _course(args) -> int:
 def _serve(args) -> int:
     from .server import CannotListen, serve
 
+    log = None if args.quiet else RequestLog()
     try:
-        serve(args.host, args.port)
+        serve(args.host, args.port, on_request=log)
     except CannotListen as error:  # a port taken or a host unknown: --host or --port to change
         if args.debug:
             raise
         print(f"error: {_one_line(error)}", file=sys.stderr)
         return 2
+    finally:
+        if log is not None:
+            log.flush()  # the last requests' lines, before the process ends
     return 0
+
+
+class RequestLog:
+    """`agentlab serve`'s line per request on stdout, so that a student whose framework gets a
+    400 sees why on the server's side too:
+
+        POST /v1/responses tutor 400 3 ms: Item with id 'msg_1' not found. ...
+
+    Everything in it came from a client: it is masked (a key sent as the model, or echoed in an
+    error's reason, shows as [masked key]) before it is cut, and kept to one line of printable
+    text (a line break or a terminal's escape code in a model name is shown escaped, never
+    obeyed).
+
+    The log never holds the server up: the server hands each line over and goes on, and a
+    thread of the log's own writes them. If nobody reads stdout (a full pipe), the lines wait,
+    up to WAITING of them, and later ones are dropped and counted (the count is written once
+    there is room); if stdout goes away (`agentlab serve | head`), the lines stop.
+    """
+
+    MODEL_CHARACTERS = 64
+    REASON_CHARACTERS = 300
+    PATH_CHARACTERS = 200
+    WAITING = 1_000  # lines handed over and not yet written, at most
+
+    def __init__(self, output=None):
+        self.output = output  # None: sys.stdout as it is when a line is written
+        self.closed = False
+        self.dropped = 0  # lines dropped since the last that was written
+        self.counting = threading.Lock()  # the server's thread adds to `dropped`, ours resets it
+        self.lines = queue.Queue(self.WAITING)
+        self.writer = threading.Thread(target=self._write, name="agentlab-serve-log",
+                                       daemon=True)
+
+    def __call__(self, served) -> None:
+        """Hand one request's line over; never waits."""
+        if self.closed:
+            return
+        if not self.writer.is_alive():
+            self.writer.start()  # on the first line: a log made and never used starts nothing
+        try:
+            self.lines.put_nowait(self.line(served))
+        except queue.Full:
+            with self.counting:
+                self.dropped += 1
+
+    def _write(self) -> None:
+        while True:
+            line = self.lines.get()
+            with self.counting:
+                dropped, self.dropped = self.dropped, 0
+            if dropped:
+                line = f"({dropped} request lines dropped: the output was not read)\n{line}"
+            try:
+                print(line, file=self.output or sys.stdout, flush=True)
+            except (OSError, ValueError):  # a closed pipe or file: stop logging, keep serving
+                self.closed = True
+                return
+            finally:
+                self.lines.task_done()
+
+    def flush(self, seconds: float = 1.0) -> None:
+        """Wait until every line handed over is written, or `seconds` have passed."""
+        deadline = time.monotonic() + seconds
+        while self.lines.unfinished_tasks and not self.closed and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def line(self, served) -> str:
+        """Example: Served("POST", "/v1/chat/completions", "tutor", 200, 12.4, None) ->
+        "POST /v1/chat/completions tutor 200 12 ms" """
+        model = served.model if isinstance(served.model, str) else (
+            "-" if served.model is None else json.dumps(served.model))
+        line = (f"{one_line(served.method, 20)} {one_line(served.path, self.PATH_CHARACTERS)} "
+                f"{one_line(model, self.MODEL_CHARACTERS) or '-'} {served.status} "
+                f"{served.milliseconds:.0f} ms")
+        if served.reason:
+            line += f": {one_line(served.reason, self.REASON_CHARACTERS)}"
+        return line
+
+
+def one_line(text: str, limit: int) -> str:
+    r"""Client text for a log line: masked first (no prefix of a key survives the cut), on one
+    line, every character that is not printable escaped, at most `limit` characters.
+
+    Example: one_line("tutor\n\x1b[2J sk-abcdefghijkl", 80) -> "tutor \\x1b[2J [masked key]"
+    """
+    text = " ".join(redact(text).split())
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _models(args) -> int:

@@ -185,7 +185,7 @@ def test_a_mistyped_tutor_name_gets_a_did_you_mean_not_a_real_api(typed, meant, 
 
 
 def test_an_error_is_one_line_and_debug_shows_the_traceback(monkeypatch, capsys):
-    def broken(host, port):
+    def broken(host, port, **options):  # options: on_request
         raise RuntimeError("the tutor\n   broke")
 
     monkeypatch.setattr(server, "serve", broken)
@@ -247,7 +247,8 @@ def test_serve_by_default_takes_a_port_no_hub_uses(monkeypatch, capsys):
         assert inspect.signature(function).parameters["port"].default == web.DEFAULT_PORT
     taken = []
     monkeypatch.setattr(web, "make_server",
-                        lambda host, port: taken.append(port) or FakeServer((host, port)))
+                        lambda host, port, **options: taken.append(port)
+                        or FakeServer((host, port)))
     assert main(["serve"]) == 0
     assert taken == [web.DEFAULT_PORT] and web.DEFAULT_PORT not in PORTS_OF_A_CLASS
     assert f"API on http://127.0.0.1:{web.DEFAULT_PORT}/v1" in capsys.readouterr().out
@@ -274,7 +275,8 @@ class FakeServer:
 
 
 def test_serve_writes_an_ipv6_address_in_brackets(monkeypatch, capsys):
-    monkeypatch.setattr(web, "make_server", lambda host, port: FakeServer(("::1", port, 0, 0)))
+    monkeypatch.setattr(web, "make_server",
+                        lambda host, port, **options: FakeServer(("::1", port, 0, 0)))
     assert main(["serve", "--host", "::1", "--port", "8013"]) == 0
     assert "API on http://[::1]:8013/v1 (models: tutor," in capsys.readouterr().out
     assert server.url_host("127.0.0.1") == "127.0.0.1" and server.url_host("::") == "[::]"

@@ -17,7 +17,7 @@ from .checks import APIError
 from .handler import complete, handle, make_transport, sdk_http
 
 _ON_A_PORT = ("serve", "make_server", "listen", "CannotListen", "why_cannot_listen", "url_host",
-              "TutorHTTPServer")
+              "TutorHTTPServer", "Served")
 
 __all__ = ["APIError", "complete", "handle", "make_transport", "sdk_http", *_ON_A_PORT]
 

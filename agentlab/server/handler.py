@@ -138,14 +138,17 @@ def _before_stop(content, stop):
     return content
 
 
-def handle(method: str, path: str, body: bytes, respond=None) -> tuple[int, object, float]:
+def handle(method: str, path: str, body: bytes, respond=None,
+           seen: dict | None = None) -> tuple[int, object, float]:
     """The whole API: (status, payload, delay in seconds) for one HTTP request.
 
     The payload is a JSON-ready dict, or an EventStream (a list of encoded server-sent events)
     when the request asked for `stream: true`.
+    seen: if given, it gets the "model" the body names once the body is read (the log line
+    of `agentlab serve` names it), so the body is parsed once.
     """
     try:
-        return _route(method, path, body, respond)
+        return _route(method, path, body, respond, seen)
     except APIError as e:
         return e.status, e.body(), 0.0
     except Exception as e:  # a bug in the tutor must still answer in the API's shape
@@ -196,7 +199,8 @@ def extra_headers(status: int, path: str) -> dict:
     return {"Allow": allowed_methods(path) or ""}
 
 
-def _route(method: str, path: str, body: bytes, respond) -> tuple[int, object, float]:
+def _route(method: str, path: str, body: bytes, respond,
+           seen: dict | None = None) -> tuple[int, object, float]:
     path = path.split("?")[0].rstrip("/") or "/"
     endpoint, allowed = _endpoint(path), allowed_methods(path)
     if endpoint.startswith("/responses/"):
@@ -216,6 +220,8 @@ def _route(method: str, path: str, body: bytes, respond) -> tuple[int, object, f
         raise APIError(413, f"The request body is {len(body):,} bytes; at most "
                        f"{MAX_BODY_BYTES:,} are accepted.")
     request = parse_body(body)
+    if seen is not None:
+        seen["model"] = request.get("model")
     if endpoint == "/responses":
         return _respond(request, body, respond)
     check_request(request, tutor.PERSONAS)
@@ -228,7 +234,7 @@ def _route(method: str, path: str, body: bytes, respond) -> tuple[int, object, f
 
 def _respond(request: dict, raw: bytes, respond) -> tuple[int, object, float]:
     """POST /v1/responses: the same tutor, asked in chat-completions terms (responses.py)."""
-    responses.check(request, tutor.PERSONAS)
+    request = responses.check(request, tutor.PERSONAS)  # item references resolved
     completion, delay = complete(responses.chat_request(request), respond, raw=raw)
     response = responses.response_object(request, completion, raw)
     if request.get("stream"):

@@ -16,6 +16,13 @@ Checked as the real API checks (checks.py): OpenAI's published CreateResponse sc
 function_call answered by a function_call_output with its call_id and no output for a call
 never made, strict schemas, and json_object only when the input says "json".
 
+Earlier turns sent back as client libraries send them: an assistant message without `type`,
+`status` or `id`, or an output_text part without `annotations` (LangChain, the Vercel AI SDK
+with store: false), taken as the real API takes it; and an `item_reference` (the AI SDK's
+default), replaced by the stored item it names (its `id`) before anything else reads the
+input. An id not in the store (never given, dropped, or from a response made with store:
+false) gets the API's 400, naming it.
+
 previous_response_id: a stored response (store is true by default, as on the real API) is
 kept in memory, its input and output as a link to the response it continued (never a copy of
 the chain), so the next request can continue from it; the last STORED_RESPONSES are kept, and
@@ -41,12 +48,16 @@ from .checks import APIError, check_model, json_word_missing, strict_problem, va
 
 STORED_RESPONSES = 1_000  # responses kept for previous_response_id, the oldest dropped first
 STORED_BYTES = 50_000_000  # and at most this many bytes of their items (as JSON) in all
+# The most bytes (as JSON) the items one request refers to may come to: as much as a request
+# body may hold (handler.MAX_BODY_BYTES). A reference is a few bytes and the item it names up
+# to a megabyte: unbounded, a 1 MB body of references would have the tutor read gigabytes.
+REFERENCED_BYTES = 1_000_000
 # Content parts the tutor cannot see, refused with a 400 that names them (docs/serve.md).
 UNREADABLE_PARTS = ("input_image", "input_file", "input_audio", "image_url", "image", "file")
 # The schema each kind of input item is checked against; any other kind is refused.
 ITEM_SCHEMAS = {"message": "EasyInputMessage", "function_call": "FunctionToolCall",
                 "function_call_output": "FunctionCallOutputItemParam",
-                "reasoning": "ReasoningItem"}
+                "reasoning": "ReasoningItem", "item_reference": "ItemReferenceParam"}
 TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
 
 
@@ -63,43 +74,120 @@ class _Link:
 
 _stored: collections.OrderedDict[str, _Link] = collections.OrderedDict()
 _stored_bytes = 0
+# Every stored item that has an id, by its id, for item_reference: the item itself, shared with
+# a link that holds it (no copy), and its size as JSON; and how many stored items have that id.
+# A later turn that referred to an item holds it too (the AI SDK refers to its first answer at
+# every step), so an id is dropped only with the last link that holds it.
+_stored_items: dict[str, tuple[dict, int]] = {}
+_holders: collections.Counter[str] = collections.Counter()
 _stored_lock = threading.Lock()  # the HTTP server answers requests on several threads
 
 
-def check(request: dict, models) -> None:
+def check(request: dict, models) -> dict:
     """Refuse (raise APIError) a Responses request the real API would refuse, or the tutor
-    cannot serve. The schema sees the input items and tools as plain lists; each item and tool
-    is then checked against the schema its type picks, so that an error names the item it is
-    about (input[2].call_id) rather than "input matches no definition"."""
+    cannot serve; return the request to answer, each item_reference in its input replaced by
+    the stored item it names. The schema sees the input items and tools as plain lists; each
+    item and tool is then checked against the schema its type picks, so that an error names
+    the item it is about (input[2].call_id) rather than "input matches no definition"."""
     check_model(request, models)
     validate("CreateResponseChecked", request)
     items = request.get("input")
-    for i, item in enumerate(items if isinstance(items, list) else []):
-        _check_item(i, item)
+    if isinstance(items, list):
+        request = {**request, "input": _checked_input(items)}
     for i, tool in enumerate(request.get("tools") or []):
         _check_tool(i, tool)
     _check_tool_choice(request.get("tool_choice"), _tool_names(request))
     _check_format(request)
+    return request
 
 
-def _check_item(i: int, item) -> None:
+def _checked_input(items: list) -> list[dict]:
+    """The input items, each checked, each reference replaced by the item it names: no more
+    than REFERENCED_BYTES of those in all."""
+    checked, referenced = [], 0
+    for i, item in enumerate(items):
+        item, size = _checked_item(i, item)
+        referenced += size
+        if referenced > REFERENCED_BYTES:
+            raise APIError(400, f"Invalid 'input[{i}]': the items this input refers to come "
+                           f"to more than {REFERENCED_BYTES:,} bytes; send fewer references "
+                           "(or continue with previous_response_id).", param=f"input[{i}]")
+        checked.append(item)
+    return checked
+
+
+def _checked_item(i: int, item) -> tuple[dict, int]:
+    """input[i] checked against the schema its type picks, and the bytes it refers to: an
+    item_reference is looked up, and its stored item returned with its size (that item was
+    checked, or written here, when it was stored); any other item refers to none."""
     if not isinstance(item, dict):
         raise APIError(400, f"Invalid 'input[{i}]': each input item must be an object.",
                        param=f"input[{i}]")
-    kind = item.get("type", "message")
+    kind = _item_type(item)
     if not isinstance(kind, str) or kind not in ITEM_SCHEMAS:
         raise APIError(400, f"The offline tutor cannot read input items of type "
                        f"{str(kind)[:60]!r}; it reads {', '.join(ITEM_SCHEMAS)}.",
                        param=f"input[{i}].type")
     schema = ITEM_SCHEMAS[kind]
+    if kind == "item_reference":
+        validate(schema, item, prefix=f"input[{i}].")
+        return _referenced(i, item["id"])
+    checked = item
     if kind == "message" and item.get("role") == "assistant" and _has_output_parts(item):
         schema = "OutputMessage"  # an earlier answer sent back as the API gave it
+        checked = _as_output_message(item)
     _refuse_unreadable_parts(i, item)
-    validate(schema, item, prefix=f"input[{i}].")
+    validate(schema, checked, prefix=f"input[{i}].")
     if kind == "message" and item.get("content") == []:
         raise APIError(400, f"Invalid 'input[{i}].content': empty array. Expected an array "
                        "with minimum length 1, but got an empty array instead.",
                        param=f"input[{i}].content", code="empty_array")
+    return item, 0
+
+
+def _item_type(item: dict):
+    """An input item's type: its `type`, or, where it has none, what the API reads it as: a
+    message when it has a role, a reference to a stored item when it has only an id.
+
+    Example: {"role": "user", "content": "hi"} -> "message";  {"id": "msg_1"} ->
+             "item_reference";  {"type": "function_call", ...} -> "function_call"
+    """
+    if item.get("type") is not None:
+        return item["type"]
+    if "role" not in item and "id" in item:
+        return "item_reference"
+    return "message"
+
+
+def _as_output_message(item: dict) -> dict:
+    """An earlier answer sent back without what the real API fills in itself: the reference
+    requires `type`, `status` and `id` on an output message and `annotations` and `logprobs`
+    on its output_text parts, but the API takes them left out, as LangChain and the Vercel AI
+    SDK send them (they have no id to give with store: false). Only for checking: what the
+    tutor reads is the item as it came.
+
+    Example: {"role": "assistant", "content": [{"type": "output_text", "text": "Hi"}]} ->
+             {"type": "message", "status": "completed", "id": "msg_", "role": "assistant",
+              "content": [{"annotations": [], "logprobs": [], "type": "output_text", ...}]}
+    """
+    content = [{"annotations": [], "logprobs": [], **part}
+               if isinstance(part, dict) and part.get("type") == "output_text" else part
+               for part in item["content"]]
+    return {"type": "message", "status": "completed", "id": "msg_", **item, "content": content}
+
+
+def _referenced(i: int, item_id: str) -> tuple[dict, int]:
+    """The stored item an item_reference names and its size, or the real API's 400 naming the
+    id: it was never given, the store dropped it, or its response was made with store: false."""
+    with _stored_lock:
+        found = _stored_items.get(item_id)
+    if found is None:
+        raise APIError(400, f"Item with id '{item_id[:100]}' not found. Items are not "
+                       "persisted when `store` is set to false (and this server keeps the "
+                       f"last {STORED_RESPONSES:,} stored responses only). Try again with "
+                       "`store` set to true, or remove this item from your input.",
+                       param=f"input[{i}].id")
+    return found
 
 
 def _refuse_unreadable_parts(i: int, item: dict) -> None:
@@ -211,7 +299,8 @@ def chat_request(request: dict) -> dict:
         if request.get(key) is not None:
             chat[key] = request[key]
     if request.get("max_output_tokens") is not None:
-        chat["max_completion_tokens"] = request["max_output_tokens"]
+        # JSON Schema counts 16.0 as an integer; the cap cuts text by it, which needs an int
+        chat["max_completion_tokens"] = int(request["max_output_tokens"])
     return chat
 
 
@@ -224,7 +313,7 @@ def as_messages(request: dict, check_links: bool = True) -> list[dict]:
     if request.get("instructions"):
         messages.append({"role": "system", "content": request["instructions"]})
     for item in items:
-        kind = item.get("type", "message")
+        kind = _item_type(item)
         if kind == "message":
             text = _text(item.get("content"))
             role = item.get("role", "user")
@@ -354,10 +443,30 @@ def _remember(response_id: str, request: dict, output: list[dict]) -> None:
                  len(json.dumps(items, ensure_ascii=False).encode()))
     if link.size > STORED_BYTES:
         return  # larger than the whole store: answered, not kept
+    # a message's id is not in its schema: it may be anything, and only a string is indexed
+    named = [(item["id"], item, len(json.dumps(item, ensure_ascii=False).encode()))
+             for item in items if isinstance(item.get("id"), str)]
     with _stored_lock:
         if response_id in _stored:
-            _stored_bytes -= _stored.pop(response_id).size
+            _forget(_stored.pop(response_id))
         _stored[response_id] = link
         _stored_bytes += link.size
+        for item_id, item, size in named:
+            _stored_items[item_id] = (item, size)
+            _holders[item_id] += 1
         while len(_stored) > STORED_RESPONSES or _stored_bytes > STORED_BYTES:
-            _stored_bytes -= _stored.popitem(last=False)[1].size
+            _forget(_stored.popitem(last=False)[1])
+
+
+def _forget(link: _Link) -> None:
+    """Drop a link's bytes, and from the item index each id no other stored link holds.
+    Called with _stored_lock held."""
+    global _stored_bytes
+    _stored_bytes -= link.size
+    for item in link.items:
+        item_id = item.get("id")
+        if not isinstance(item_id, str):  # never indexed (see _remember)
+            continue
+        _holders[item_id] -= 1
+        if _holders[item_id] <= 0:
+            del _holders[item_id], _stored_items[item_id]

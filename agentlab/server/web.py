@@ -18,6 +18,11 @@ errors included, is JSON in OpenAI's error shape (HEAD gets the status and no bo
 - Out of file descriptors (more clients than the process may open files), the Listener stops
   accepting for a moment instead of spinning, and logs one line a minute, not a traceback per
   try; waiting clients are served once descriptors are free again.
+- Each answered request can be reported as a `Served` record (method, path, model, status,
+  milliseconds, an error's reason) to `on_request`: `agentlab serve` prints it as one line,
+  masked (agentlab/__main__.py); this package imports nothing that masks, so it prints nothing.
+  A request tornado cannot parse at all (JSONErrorsHTTPServer) never reaches a handler and
+  is not reported.
 
 Left out on purpose: TLS and HTTP/2 (a local teaching server).
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import errno
 import json
 import logging
@@ -58,6 +64,19 @@ _THINKERS = concurrent.futures.ThreadPoolExecutor(max_workers=8,
 log = logging.getLogger("agentlab.serve")
 
 
+@dataclasses.dataclass(frozen=True)
+class Served:
+    """One answered request, as `agentlab serve` logs it. Its text is as the client sent it
+    (unmasked, any character): whoever prints it masks it and keeps it to one line."""
+
+    method: str
+    path: str  # without the query
+    model: object  # what the body's "model" held (any JSON), or None: no body, or not JSON
+    status: int
+    milliseconds: float  # from the request's first byte to its answer
+    reason: str | None  # the error's message, for a status of 400 or more
+
+
 @tornado.web.stream_request_body
 class APIHandler(tornado.web.RequestHandler):
     """Every method on every path: reads the body, lets handler.handle answer, writes JSON."""
@@ -68,6 +87,8 @@ class APIHandler(tornado.web.RequestHandler):
     def initialize(self, respond=None):
         self.respond = respond
         self.body = bytearray()
+        self.seen = {}  # what handler.handle saw in the body: the model, for the log line
+        self.reason = None  # an error's message, for the log line
 
     def prepare(self):
         """Refuse, before reading a byte of body, what is too big to be a real request."""
@@ -98,11 +119,14 @@ class APIHandler(tornado.web.RequestHandler):
             self.send_error(413, exc_info=(APIError, refusal, None))
 
     async def _answer(self, *args):
-        arguments = (self.request.method, self.request.uri, bytes(self.body), self.respond)
+        arguments = (self.request.method, self.request.uri, bytes(self.body), self.respond,
+                     self.seen)
         if self.request.method != "POST":  # GET /v1/models, a 404, a 405: answered at once
             status, payload, delay = handler.handle(*arguments)
         else:
             status, payload, delay = await _thought_about(arguments)
+        if status >= 400:
+            self.reason = payload["error"]["message"]
         if delay:
             await asyncio.sleep(delay)
         self.set_status(status)
@@ -133,6 +157,7 @@ class APIHandler(tornado.web.RequestHandler):
             error = APIError(status_code, f"{self._reason} ({self.request.method[:20]} "
                              f"{self.request.path[:100]}); this server has {handler.ENDPOINTS}.",
                              type=kind)
+        self.reason = error.message
         self._write_json(error.body())
 
     def _handle_request_exception(self, e: BaseException):
@@ -247,9 +272,20 @@ def _json_reply(status: int, message: str) -> bytes:
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body
 
 
-def application(respond=None) -> tornado.web.Application:
+def application(respond=None, on_request=None) -> tornado.web.Application:
+    """Every path answered by APIHandler; each answered request reported to on_request (a
+    Served), or to no one (tornado's own access log stays off: it would print the query)."""
+
+    def report(answered: tornado.web.RequestHandler) -> None:
+        if on_request is None or not isinstance(answered, APIHandler):
+            return
+        request = answered.request
+        on_request(Served(request.method, request.path, answered.seen.get("model"),
+                          answered.get_status(), request.request_time() * 1000,
+                          answered.reason if answered.get_status() >= 400 else None))
+
     return tornado.web.Application([(r".*", APIHandler, {"respond": respond})],
-                                   log_function=lambda handler: None)  # quiet in class
+                                   log_function=report)
 
 
 # `agentlab serve`'s port when none is given: none a hub or a notebook server takes (JupyterHub
@@ -266,11 +302,12 @@ class TutorHTTPServer:
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
-                 client_timeout: float = 10.0, respond=None):
+                 client_timeout: float = 10.0, respond=None, on_request=None):
         self.sockets = tornado.netutil.bind_sockets(port, host, backlog=BACKLOG)
         self.server_address = self.sockets[0].getsockname()[:2]
         self.client_timeout = client_timeout
         self.respond = respond
+        self.on_request = on_request  # called with a Served for each answered request
         self._loop = self._stop = None
         self._serving = threading.Event()  # set while serve_forever runs
         self._shutdown_asked = False
@@ -287,7 +324,7 @@ class TutorHTTPServer:
         if self._shutdown_asked:  # shutdown() came before the loop existed
             return
         http = JSONErrorsHTTPServer(
-            application(self.respond), max_header_size=MAX_HEAD_BYTES,
+            application(self.respond, self.on_request), max_header_size=MAX_HEAD_BYTES,
             # A client that stops sending (mid-headers, mid-body, or idle between requests)
             # is dropped after client_timeout; it never held anyone else up meanwhile.
             idle_connection_timeout=self.client_timeout, body_timeout=self.client_timeout,
@@ -328,23 +365,25 @@ class TutorHTTPServer:
 
 
 def make_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
-                client_timeout: float = 10.0, respond=None):
-    """The API on a real port: .serve_forever(), .shutdown(), .server_close(), .server_address."""
-    return TutorHTTPServer(host, port, client_timeout=client_timeout, respond=respond)
+                client_timeout: float = 10.0, respond=None, on_request=None):
+    """The API on a real port: .serve_forever(), .shutdown(), .server_close(), .server_address.
+    on_request: called with a Served for each answered request (on the server's thread)."""
+    return TutorHTTPServer(host, port, client_timeout=client_timeout, respond=respond,
+                           on_request=on_request)
 
 
 class CannotListen(OSError):
     """The server could not take host:port; the message says why and what to do instead."""
 
 
-def listen(host: str = "127.0.0.1", port: int = DEFAULT_PORT):
+def listen(host: str = "127.0.0.1", port: int = DEFAULT_PORT, on_request=None):
     """make_server, with an OS refusal (port taken, unknown host, ...) said in plain words.
 
     Example: port 8642 taken -> CannotListen("cannot listen on 127.0.0.1:8642: the address is
              already in use ...; try another port, such as --port 8643, or --port 0 ...")
     """
     try:
-        return make_server(host, port)
+        return make_server(host, port, on_request=on_request)
     except OSError as error:
         raise CannotListen(why_cannot_listen(host, port, error)) from error
 
@@ -393,11 +432,12 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> None:
-    """Serve the tutor until Ctrl-C. Raises CannotListen if host:port cannot be taken."""
+def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, on_request=None) -> None:
+    """Serve the tutor until Ctrl-C. Raises CannotListen if host:port cannot be taken.
+    on_request: called with a Served for each answered request (`agentlab serve` logs it)."""
     import signal
 
-    server = listen(host, port)
+    server = listen(host, port, on_request)
     address = server.server_address
 
     def stop_on_ctrl_c(signum, frame):
