@@ -126,3 +126,171 @@ def test_a_verdict_printed_by_the_students_function_is_not_believed():
 def test_an_unknown_check_is_no_pass():
     with pytest.raises(AssertionError, match="no exercise check named"):
         handin.exercise("print", stub_loop)
+
+
+# --- a class's whole cycle ---------------------------------------------------------------------
+
+HONEST = SOLUTIONS / f"{CAPSTONE}_solutions.ipynb"  # the reference loop, as an honest student's
+
+# One mistake: every result of a step goes back under the step's first call id.
+ONE_MISTAKE = ('messages.append({"role": "tool", "tool_call_id": call.id,',
+               'messages.append({"role": "tool", "tool_call_id": response.tool_calls[0].id,')
+
+# A loop with no guardrail (notebook 02's), and a cell that makes the kernel's grader say all
+# held: grade() and every row of the gauntlet replaced, the exercise checks too.
+PLAIN_LOOP = '''import json
+
+from agentlab.course.gauntlet import grade
+
+
+def run_agent(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+    messages = [{"role": "user", "content": user_message}]
+    while True:
+        response = client.chat(model=model, messages=messages, tools=tools)
+        messages.append(response.message)
+        if not response.tool_calls:
+            return response.message["content"]
+        for call in response.tool_calls:
+            result = tool_impls[call.function.name](**json.loads(call.function.arguments))
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": json.dumps(result)})
+'''
+PATCHES = '''import agentlab.course.checks as checks
+import agentlab.course.gauntlet as gauntlet
+import agentlab.course.gauntlet.checks as rows
+from agentlab.course.gauntlet.report import Entry
+
+
+def held(name):
+    return lambda loop, timeout, draws: Entry(name, True, "", "", "", 0.0, 1)
+
+
+for name in rows.CHECKS:
+    rows.CHECKS[name] = held(name)
+for name in checks.__all__:
+    if name.startswith("check_"):
+        setattr(checks, name, lambda *answers: checks.Verdict(True, "patched"))
+gauntlet.grade = grade = lambda *args, **kwargs: "✓ All checks held (18 of 18)"
+'''
+FORGED_REPORT = "✓ All checks held (18 of 18) (seed 8)."
+
+
+def nbgrader(*args, cwd, env, timeout=600):
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"nbgrader {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout + done.stderr
+
+
+def hand_in_edited(notebook_path, edit):
+    notebook = nbformat.read(notebook_path, as_version=4)
+    edit(notebook.cells)
+    nbformat.write(notebook, notebook_path)
+
+
+def answer_cell(cells):
+    return next(c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "run_agent")
+
+
+def reference_loop() -> str:
+    """The source's answer cell without its solution markers: the loop an honest student
+    hands in."""
+    source = nbformat.read(HONEST, as_version=4)
+    lines = answer_cell(source.cells).source.splitlines()
+    return "\n".join(line for line in lines
+                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")) + "\n"
+
+
+def earned(loop_source: str) -> dict[str, int]:
+    """What the loop earns, graded here: rows held in each graded cell's group."""
+    from agentlab.course.gauntlet import grade
+
+    names: dict = {}
+    exec(compile(loop_source, "<loop>", "exec"), names)
+    source = nbformat.read(HONEST, as_version=4)
+    earned = {}
+    for cell in source.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if grade_id in GROUPS:
+            rows = json.loads(cell.source.split("handin.capstone(run_agent, ")[1].split(")")[0])
+            earned[grade_id] = len(grade(names["run_agent"], only=rows, seed=1).held)
+    return earned
+
+
+@pytest.mark.long
+def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_path):
+    needs_nbgrader()
+    honest_loop = reference_loop()
+    assert ONE_MISTAKE[0] in honest_loop
+    mistaken_loop = honest_loop.replace(*ONE_MISTAKE)
+    course, exchange = tmp_path / "course", tmp_path / "exchange"
+    exchange.mkdir(mode=0o777)
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUPYTER"))}
+    base.update(JUPYTER_CONFIG_PATH=str(ROOT / "deploy"), AGENTLAB_EXCHANGE=str(exchange),
+                # nbgrader runs alembic, from this environment, on the gradebook
+                PATH=f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    teacher = {**base, "AGENTLAB_NBGRADER_COURSE": str(course), "HOME": str(tmp_path / "t")}
+
+    # The teacher: the course's folder from the clone, the student version, the release.
+    subprocess.run([sys.executable, str(ROOT / "tools" / "nbgrader_course.py"), str(course)],
+                   check=True, capture_output=True, timeout=120)
+    nbgrader("generate_assignment", CAPSTONE, cwd=course, env=teacher)
+    released = course / "release" / CAPSTONE / f"{CAPSTONE}.ipynb"
+    from agentlab.course import sources
+
+    assert sources.sources_of(nbformat.read(released, as_version=4)) == sources.sources_of(
+        nbformat.read(ROOT / "notebooks" / f"{CAPSTONE}.ipynb", as_version=4)), \
+        "nbgrader's release differs from notebooks/"
+    nbgrader("release_assignment", CAPSTONE, cwd=course, env=teacher)
+
+    # Three students fetch it, write their loops, and hand them in.
+    def honest(cells):
+        answer_cell(cells).source = honest_loop
+
+    def one_mistake(cells):
+        answer_cell(cells).source = mistaken_loop
+
+    def cheats(cells):
+        answer = answer_cell(cells)
+        answer.source = PLAIN_LOOP
+        at = cells.index(answer) + 1
+        cells.insert(at, nbformat.v4.new_code_cell(PATCHES))
+        report = next(c for c in cells if "report = grade(run_agent" in c.source)
+        report.outputs = [nbformat.v4.new_output("execute_result",
+                                                 {"text/plain": FORGED_REPORT})]
+
+    students = {"ada": honest, "bob": one_mistake, "cy": cheats}
+    for name, edit in students.items():
+        home = tmp_path / name
+        home.mkdir()
+        student = {**base, "HOME": str(home)}
+        nbgrader("fetch_assignment", CAPSTONE, cwd=home, env=student)
+        fetched = home / CAPSTONE / f"{CAPSTONE}.ipynb"
+        assert "BEGIN SOLUTION" not in fetched.read_text()
+        hand_in_edited(fetched, edit)
+        nbgrader("submit", CAPSTONE, f"--student={name}", cwd=home, env=student)
+
+    # The teacher collects, autogrades in fresh kernels, and hands back the feedback.
+    nbgrader("collect", CAPSTONE, cwd=course, env=teacher)
+    nbgrader("autograde", CAPSTONE, cwd=course, env=teacher, timeout=900)
+    nbgrader("generate_feedback", CAPSTONE, cwd=course, env=teacher)
+    nbgrader("release_feedback", CAPSTONE, cwd=course, env=teacher)
+
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        marks = {name: {g.name: g.score for g in gradebook.find_submission_notebook(
+            CAPSTONE, CAPSTONE, name).grades if g.name in GROUPS} for name in students}
+    expected = {"ada": earned(honest_loop), "bob": earned(mistaken_loop),
+                "cy": earned(PLAIN_LOOP)}
+    assert marks == expected
+    totals = {name: sum(m.values()) for name, m in marks.items()}
+    assert totals["ada"] == 18 and 0 < totals["bob"] < 18 and totals["cy"] < 18, totals
+
+    for name in students:  # each student's feedback, fetched from the exchange
+        home = tmp_path / name
+        nbgrader("fetch_feedback", CAPSTONE, f"--student={name}", cwd=home,
+                 env={**base, "HOME": str(home)})
+        [page] = (home / CAPSTONE / "feedback").rglob(f"{CAPSTONE}.html")
+        assert f"Score: {float(totals[name]):g}" in page.read_text() or \
+            f"{totals[name]}" in page.read_text()

@@ -66,10 +66,11 @@ def with_saved_outputs(student, saved):
 
 def sources_of(notebook) -> list[tuple[str, str, dict]]:
     """What must agree between a student notebook and its source: each cell's type, source
-    and nbgrader metadata (without the checksums that a release adds)."""
+    and nbgrader metadata (without what a release adds: checksums, the cell's type again)."""
     def graded(cell) -> dict:
         meta = dict(cell.get("metadata", {}).get("nbgrader", {}))
         meta.pop("checksum", None)
+        meta.pop("cell_type", None)
         return meta
     return [(cell["cell_type"], cell["source"], graded(cell)) for cell in notebook["cells"]]
 
