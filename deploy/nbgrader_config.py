@@ -18,13 +18,14 @@ c = get_config()  # noqa: F821 (nbgrader defines get_config in the files it load
 
 COURSE_ID = "agentlab"
 # The exchange: where released assignments wait and hand-ins arrive. deploy/jupyterhub_config.py
-# makes it at start (writable by all, the sticky bit set: nobody removes another's files).
-EXCHANGE = os.environ.get("AGENTLAB_EXCHANGE", "/srv/nbgrader/exchange")
+# makes it at start (writable by all, the sticky bit set: nobody removes another's files) and
+# tells every server where it is.
+EXCHANGE = os.environ.get("AGENTLAB_EXCHANGE", "/var/lib/agentlab-exchange")
 
 c.CourseDirectory.course_id = COURSE_ID
 c.Exchange.root = EXCHANGE
 if "AGENTLAB_NBGRADER_COURSE" in os.environ:  # the teacher's server, the grading commands
-    c.CourseDirectory.root = os.environ["AGENTLAB_NBGRADER_COURSE"]
+    c.CourseDirectory.root = os.path.expanduser(os.environ["AGENTLAB_NBGRADER_COURSE"])
 
 # The student's version of a source notebook: each answer becomes `...`, the course's stub, as
 # agentlab.course.sources makes notebooks/ (tests/test_nbgrader.py checks they agree).
