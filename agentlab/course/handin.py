@@ -60,12 +60,44 @@ def capstone(run_agent, rows: list[str], *, seed: int | None = None) -> int:
 def exercise(check: str, *answers) -> None:
     """agentlab.course.checks' `check` on the student's answers, in a fresh process: prints the
     verdict if it works, raises AssertionError with it if not (the graded cell's error)."""
-    from agentlab.course.gauntlet.boundary import pickled
-
-    answer = _in_a_fresh_process({"kind": "exercise", "check": check}, pickled(tuple(answers)))
+    answer = _in_a_fresh_process({"kind": "exercise", "check": check}, _pickled(answers))
     if not answer["ok"]:
         raise AssertionError(f"{check}: ✗ Not yet: {answer['message']}")
     print(f"{check}: ✓ Works: {answer['message']}")
+
+
+def _pickled(answers: tuple) -> bytes:
+    """The answers, pickled by value where the notebook defined them. A client they use (the
+    notebook's `connect()`, or its openai SDK) cannot travel: the checking process gets the
+    offline tutor's instead, as every exercise check uses the tutor."""
+    import io
+
+    import cloudpickle
+    import openai
+
+    from agentlab.models import ChatClient
+
+    class AnswerPickler(cloudpickle.Pickler):
+        def reducer_override(self, obj):
+            if isinstance(obj, ChatClient):
+                return _tutor, ()
+            if isinstance(obj, openai.OpenAI):
+                return _tutor_sdk, ()
+            return super().reducer_override(obj)
+
+    buffer = io.BytesIO()
+    AnswerPickler(buffer).dump(tuple(answers))
+    return buffer.getvalue()
+
+
+def _tutor():
+    from agentlab.models import connect
+
+    return connect("tutor")
+
+
+def _tutor_sdk():
+    return _tutor().sdk
 
 
 def _in_a_fresh_process(header: dict, payload: bytes) -> dict:
