@@ -8,6 +8,8 @@ It needs nbgrader (the `hub` extra); without it, it skips and says so.
 import json
 import os
 import pathlib
+import re
+import shlex
 import subprocess
 import sys
 
@@ -175,11 +177,38 @@ gauntlet.grade = grade = lambda *args, **kwargs: "✓ All checks held (18 of 18)
 FORGED_REPORT = "✓ All checks held (18 of 18) (seed 8)."
 
 
-def nbgrader(*args, cwd, env, timeout=600):
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"nbgrader {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout + done.stderr
+def guide_block(containing: str) -> list[str]:
+    """The command lines of docs/INSTRUCTORS.md's fenced shell block that contains
+    `containing`, comments and all."""
+    blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "docs" / "INSTRUCTORS.md").read_text(),
+                        re.DOTALL)
+    [block] = [b for b in blocks if containing in b]
+    return block.splitlines()
+
+
+class Shell:
+    """Runs the guide's command lines as a teacher or a student would type them: `cd`,
+    `python tools/...` (this environment's Python) and `nbgrader ...`."""
+
+    def __init__(self, cwd, env, extra=()):
+        self.cwd, self.env, self.extra, self.back = pathlib.Path(cwd), env, list(extra), None
+
+    def run(self, line: str, timeout=900) -> str:
+        words = [w.replace("~", self.env["HOME"], 1) if w.startswith("~") else w
+                 for w in shlex.split(line, comments=True)]
+        if not words:
+            return ""
+        if words[0] == "cd":
+            self.cwd, self.back = (self.back if words[1] == "-" else pathlib.Path(words[1])), \
+                self.cwd
+            return ""
+        assert words[0] in ("python", "nbgrader"), line
+        command = [sys.executable, *words[1:]] if words[0] == "python" else [
+            sys.executable, "-m", "nbgrader", *words[1:], *self.extra]
+        done = subprocess.run(command, cwd=self.cwd, env=self.env, capture_output=True,
+                              text=True, timeout=timeout)
+        assert done.returncode == 0, f"{line}:\n{done.stdout}\n{done.stderr}"
+        return done.stdout
 
 
 def hand_in_edited(notebook_path, edit):
@@ -201,8 +230,8 @@ def reference_loop() -> str:
                      if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")) + "\n"
 
 
-def earned(loop_source: str) -> dict[str, int]:
-    """What the loop earns, graded here: rows held in each graded cell's group."""
+def earned(loop_source: str) -> dict[str, list[str]]:
+    """What the loop earns, graded here: the rows it holds in each graded cell's group."""
     from agentlab.course.gauntlet import grade
 
     names: dict = {}
@@ -213,7 +242,7 @@ def earned(loop_source: str) -> dict[str, int]:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
         if grade_id in GROUPS:
             rows = json.loads(cell.source.split("handin.capstone(run_agent, ")[1].split(")")[0])
-            earned[grade_id] = len(grade(names["run_agent"], only=rows, seed=1).held)
+            earned[grade_id] = grade(names["run_agent"], only=rows, seed=1).held
     return earned
 
 
@@ -223,25 +252,28 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
     honest_loop = reference_loop()
     assert ONE_MISTAKE[0] in honest_loop
     mistaken_loop = honest_loop.replace(*ONE_MISTAKE)
-    course, exchange = tmp_path / "course", tmp_path / "exchange"
+    course, exchange = tmp_path / "teacher" / "agentlab-course", tmp_path / "exchange"
     exchange.mkdir(mode=0o777)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUPYTER"))}
     base.update(JUPYTER_CONFIG_PATH=str(ROOT / "deploy"), AGENTLAB_EXCHANGE=str(exchange),
                 # nbgrader runs alembic, from this environment, on the gradebook
                 PATH=f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    teacher = {**base, "AGENTLAB_NBGRADER_COURSE": str(course), "HOME": str(tmp_path / "t")}
+    teacher = {**base, "AGENTLAB_NBGRADER_COURSE": "~/agentlab-course",
+               "HOME": str(tmp_path / "teacher")}
 
-    # The teacher: the course's folder from the clone, the student version, the release.
-    subprocess.run([sys.executable, str(ROOT / "tools" / "nbgrader_course.py"), str(course)],
-                   check=True, capture_output=True, timeout=120)
-    nbgrader("generate_assignment", CAPSTONE, cwd=course, env=teacher)
+    # The teacher, in the clone, types the guide's commands: the course's folder, the student
+    # version, the release.
+    teaching = guide_block("nbgrader release_assignment")
+    students_turn = next(i for i, line in enumerate(teaching) if "the class fetches" in line)
+    shell = Shell(ROOT, teacher)
+    for line in teaching[:students_turn]:
+        shell.run(line)
     released = course / "release" / CAPSTONE / f"{CAPSTONE}.ipynb"
     from agentlab.course import sources
 
     assert sources.sources_of(nbformat.read(released, as_version=4)) == sources.sources_of(
         nbformat.read(ROOT / "notebooks" / f"{CAPSTONE}.ipynb", as_version=4)), \
         "nbgrader's release differs from notebooks/"
-    nbgrader("release_assignment", CAPSTONE, cwd=course, env=teacher)
 
     # Three students fetch it, write their loops, and hand them in.
     def honest(cells):
@@ -260,21 +292,24 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
                                                  {"text/plain": FORGED_REPORT})]
 
     students = {"ada": honest, "bob": one_mistake, "cy": cheats}
+    fetch, submit, fetch_feedback = guide_block("nbgrader fetch_feedback")
     for name, edit in students.items():
         home = tmp_path / name
         home.mkdir()
-        student = {**base, "HOME": str(home)}
-        nbgrader("fetch_assignment", CAPSTONE, cwd=home, env=student)
+        # one user here, so each says who they are (on the hub, each is a user of their own)
+        student = Shell(home, {**base, "HOME": str(home)}, extra=[f"--student={name}"])
+        student.run(fetch)
         fetched = home / CAPSTONE / f"{CAPSTONE}.ipynb"
         assert "BEGIN SOLUTION" not in fetched.read_text()
         hand_in_edited(fetched, edit)
-        nbgrader("submit", CAPSTONE, f"--student={name}", cwd=home, env=student)
+        student.run(submit)
 
-    # The teacher collects, autogrades in fresh kernels, and hands back the feedback.
-    nbgrader("collect", CAPSTONE, cwd=course, env=teacher)
-    nbgrader("autograde", CAPSTONE, cwd=course, env=teacher, timeout=900)
-    nbgrader("generate_feedback", CAPSTONE, cwd=course, env=teacher)
-    nbgrader("release_feedback", CAPSTONE, cwd=course, env=teacher)
+    # The teacher collects, autogrades in fresh kernels, hands back the feedback, and plots
+    # the class's results, as the guide says.
+    for line in teaching[students_turn + 1:]:
+        printed = shell.run(line)
+    plot = tmp_path / "teacher" / "results.png"  # the guide's last line: in the teacher's home
+    assert "call_ids" in printed and plot.read_bytes().startswith(b"\x89PNG")
 
     from nbgrader.api import Gradebook
 
@@ -283,14 +318,24 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
             CAPSTONE, CAPSTONE, name).grades if g.name in GROUPS} for name in students}
     expected = {"ada": earned(honest_loop), "bob": earned(mistaken_loop),
                 "cy": earned(PLAIN_LOOP)}
-    assert marks == expected
+    print("marks:", marks)
+    assert marks == {name: {cell: len(rows) for cell, rows in held.items()}
+                     for name, held in expected.items()}
     totals = {name: sum(m.values()) for name, m in marks.items()}
     assert totals["ada"] == 18 and 0 < totals["bob"] < 18 and totals["cy"] < 18, totals
 
+    # The class's results, row by row, from the gradebook: what their code holds.
+    from agentlab.course.class_results import class_results
+
+    results = class_results(course, CAPSTONE)
+    assert list(results)[:3] == ["answers", "right_tool", "call_ids"] and len(results) == 18
+    for row, (held, graded) in results.items():
+        assert graded == 3
+        assert held == sum(row in rows for h in expected.values() for rows in h.values()), row
     for name in students:  # each student's feedback, fetched from the exchange
         home = tmp_path / name
-        nbgrader("fetch_feedback", CAPSTONE, f"--student={name}", cwd=home,
-                 env={**base, "HOME": str(home)})
+        Shell(home, {**base, "HOME": str(home)}, extra=[f"--student={name}"]).run(fetch_feedback)
         [page] = (home / CAPSTONE / "feedback").rglob(f"{CAPSTONE}.html")
-        assert f"Score: {float(totals[name]):g}" in page.read_text() or \
-            f"{totals[name]}" in page.read_text()
+        text = page.read_text()
+        assert f"Score: {totals[name]:.1f} / 18.0" in text or f"{totals[name]} / 18" in text
+        assert (name == "ada") == ("✗" not in text)  # the rows broken, with their hints
