@@ -1,8 +1,11 @@
 """The course as an nbgrader course: one source per notebook, hidden tests nothing in a student's
 kernel can raise, and a class's whole cycle (release, fetch, submit, collect, autograde,
-feedback) with the project's nbgrader config (deploy/nbgrader_config.py).
+feedback) with the project's hub config: the settings deploy/jupyterhub_config.py gives the
+teacher's and each student's server, and deploy/nbgrader_config.py, which they read. The cycle
+runs nbgrader's commands as the guide writes them, in those servers' environments, not through
+a running hub's web pages (the students here are one user, so each names itself: --student).
 
-It needs nbgrader (the `hub` extra); without it, it skips and says so.
+It needs nbgrader and JupyterHub (the `hub` extra); without them, it skips and says so.
 """
 
 import json
@@ -252,14 +255,20 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
     honest_loop = reference_loop()
     assert ONE_MISTAKE[0] in honest_loop
     mistaken_loop = honest_loop.replace(*ONE_MISTAKE)
-    course, exchange = tmp_path / "teacher" / "agentlab-course", tmp_path / "exchange"
-    exchange.mkdir(mode=0o777)
+    # The hub's own settings (deploy/jupyterhub_config.py): the exchange it makes, and what it
+    # gives the teacher's server and a student's (where nbgrader's config is, the course).
+    from test_hub import FakeSpawner, deploy_config
+
+    config, names = deploy_config(tmp_path / "hub")
+    servers = {name: FakeSpawner(config, name) for name in ("teacher", "ada", "bob", "cy")}
+    for server in servers.values():
+        config.Spawner.pre_spawn_hook(server)
+    course = tmp_path / "teacher" / "agentlab-course"
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUPYTER"))}
-    base.update(JUPYTER_CONFIG_PATH=str(ROOT / "deploy"), AGENTLAB_EXCHANGE=str(exchange),
-                # nbgrader runs alembic, from this environment, on the gradebook
-                PATH=f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    teacher = {**base, "AGENTLAB_NBGRADER_COURSE": "~/agentlab-course",
-               "HOME": str(tmp_path / "teacher")}
+    # nbgrader runs alembic, from this environment, on the gradebook
+    base["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    teacher = {**base, **servers["teacher"].environment, "HOME": str(tmp_path / "teacher")}
+    assert teacher["AGENTLAB_NBGRADER_COURSE"] == "~/agentlab-course"
 
     # The teacher, in the clone, types the guide's commands: the course's folder, the student
     # version, the release.
@@ -297,7 +306,8 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
         home = tmp_path / name
         home.mkdir()
         # one user here, so each says who they are (on the hub, each is a user of their own)
-        student = Shell(home, {**base, "HOME": str(home)}, extra=[f"--student={name}"])
+        student = Shell(home, {**base, **servers[name].environment, "HOME": str(home)},
+                        extra=[f"--student={name}"])
         student.run(fetch)
         fetched = home / CAPSTONE / f"{CAPSTONE}.ipynb"
         assert "BEGIN SOLUTION" not in fetched.read_text()
@@ -334,7 +344,8 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
         assert held == sum(row in rows for h in expected.values() for rows in h.values()), row
     for name in students:  # each student's feedback, fetched from the exchange
         home = tmp_path / name
-        Shell(home, {**base, "HOME": str(home)}, extra=[f"--student={name}"]).run(fetch_feedback)
+        Shell(home, {**base, **servers[name].environment, "HOME": str(home)},
+              extra=[f"--student={name}"]).run(fetch_feedback)
         [page] = (home / CAPSTONE / "feedback").rglob(f"{CAPSTONE}.html")
         text = page.read_text()
         assert f"Score: {totals[name]:.1f} / 18.0" in text or f"{totals[name]} / 18" in text
