@@ -297,6 +297,10 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
                                   "@jupyterlab/notebook-extension:tracker", timeout=30)
         assert setting.json()["schema"]["properties"]["kernelShutdown"]["default"] is True
 
+        # nbgrader's formgrader (the gradebook, every hand-in) is the teacher's alone.
+        formgrader = student.web.get(f"{hub.url}/user/ada/formgrader", timeout=30)
+        assert formgrader.status_code == 404, "a student's server serves the formgrader"
+
         # Notebook 01 as the student runs it, then a look around in its kernel.
         probe = ("import os\nfrom agentlab import connect\nprint(connect())\n"
                  "print(os.environ.get('OPENAI_API_KEY'), os.environ['MEM_LIMIT'])")
