@@ -168,6 +168,36 @@ hub_defaults.with_suffix(".tmp").chmod(0o644)  # the students' servers read it
 os.replace(hub_defaults.with_suffix(".tmp"), hub_defaults)
 c.Spawner.args = [*OFFLINE_OPTIONS, *KERNEL_CULLING, f"--LabApp.app_settings_dir={LAB_SETTINGS}"]
 
+# --- Handing in and grading: nbgrader ----------------------------------------------------------
+# One class, one grader (nbgrader's docs, "Using nbgrader with JupyterHub"): the teacher grades
+# in their own server, where the formgrader runs; students fetch and submit from the Assignments
+# tab. Every server reads deploy/nbgrader_config.py (deploy/ on its JUPYTER_CONFIG_PATH): the
+# course's name and the exchange, the folder where released assignments wait and hand-ins
+# arrive. The exchange is writable by all with the sticky bit (nobody removes another's files);
+# nbgrader makes its inbound folder unreadable to students. The course's folder, with the
+# sources (the solutions), the hand-ins and the gradebook, is in the teacher's home, and only
+# the teacher's server is told where (docs/INSTRUCTORS.md, "Grading a class with nbgrader").
+DEPLOY_FOLDER = pathlib.Path(__file__).resolve().parent
+EXCHANGE = pathlib.Path(os.environ.get("AGENTLAB_EXCHANGE", STATE.parent / "agentlab-exchange"))
+EXCHANGE.mkdir(parents=True, exist_ok=True)
+EXCHANGE.chmod(0o1777)
+TEACHER_COURSE = "~/agentlab-course"
+TEACHERS_ONLY = ["nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list"]
+c.Spawner.environment = {"JUPYTER_CONFIG_PATH": str(DEPLOY_FOLDER),
+                         "AGENTLAB_EXCHANGE": str(EXCHANGE)}
+
+
+def grading_for(spawner) -> None:
+    """The formgrader and the course's folder for the teacher; neither for a student."""
+    if spawner.user.name in c.Authenticator.admin_users:
+        spawner.environment = {**spawner.environment, "AGENTLAB_NBGRADER_COURSE": TEACHER_COURSE}
+    else:
+        spawner.args = [*spawner.args, *(f"--ServerApp.jpserver_extensions={name}=False"
+                                         for name in TEACHERS_ONLY)]
+
+
+c.Spawner.pre_spawn_hook = grading_for
+
 # --- Per student: memory and CPU, a guarantee and a limit ----------------------------------------
 # From benchmarks/class_hub.py --keep-kernels (docs/INSTRUCTORS.md, "Sizing"): a student's
 # server holds about 0.15 GB for each notebook's kernel left running, 1.4 GB with all ten of

@@ -195,7 +195,53 @@ def test_students_servers_are_offline_as_agentlab_course_is(tmp_path):
     # A key in the hub's environment does not reach the students' servers: JupyterHub passes
     # only the variables it keeps, and the class adds none.
     assert not any("OPENAI" in name for name in config.Spawner.get("env_keep", []))
-    assert not config.Spawner.get("environment")
+    # the class adds only where nbgrader's config and exchange are (test_the_teacher_grades...)
+    assert sorted(config.Spawner.environment) == ["AGENTLAB_EXCHANGE", "JUPYTER_CONFIG_PATH"]
+
+
+class FakeSpawner:
+    """What the hub's pre-spawn hook reads and sets of a server about to start."""
+
+    def __init__(self, config, name):
+        self.user = type("User", (), {"name": name})()
+        self.environment = dict(config.Spawner.environment)
+        self.args = list(config.Spawner.args)
+
+
+def test_the_teacher_grades_with_nbgrader_and_the_students_cannot(tmp_path, monkeypatch):
+    config, names = deploy_config(tmp_path)
+    exchange = tmp_path / "agentlab-exchange"  # beside the hub's state, unless asked elsewhere
+    assert names["EXCHANGE"] == exchange and exchange.stat().st_mode & 0o7777 == 0o1777
+    assert config.Spawner.environment == {"JUPYTER_CONFIG_PATH": str(ROOT / "deploy"),
+                                          "AGENTLAB_EXCHANGE": str(exchange)}
+    teacher, student = FakeSpawner(config, "teacher"), FakeSpawner(config, "ada")
+    for spawner in (teacher, student):
+        config.Spawner.pre_spawn_hook(spawner)
+    # The course's folder (the solutions, the hand-ins, the gradebook): the teacher's alone.
+    assert teacher.environment["AGENTLAB_NBGRADER_COURSE"] == "~/agentlab-course"
+    assert "AGENTLAB_NBGRADER_COURSE" not in student.environment
+    off = ["--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=False",
+           "--ServerApp.jpserver_extensions=nbgrader.server_extensions.course_list=False"]
+    assert student.args[-2:] == off and not set(off) & set(teacher.args)
+    # every server reads deploy/nbgrader_config.py: the course, the exchange, the stub
+    nbgrader_config = ROOT / "deploy" / "nbgrader_config.py"
+    for spawner in (teacher, student):
+        for name, value in spawner.environment.items():
+            monkeypatch.setenv(name, value)
+        if "AGENTLAB_NBGRADER_COURSE" not in spawner.environment:
+            monkeypatch.delenv("AGENTLAB_NBGRADER_COURSE", raising=False)
+        traitlets_config = pytest.importorskip("traitlets.config")
+        read = traitlets_config.Config()
+        exec(compile(nbgrader_config.read_text(), str(nbgrader_config), "exec"),
+             {"get_config": lambda: read})
+        assert read.CourseDirectory.course_id == "agentlab"
+        assert read.Exchange.root == str(exchange)
+        assert read.ClearSolutions.code_stub == {"python": "..."}
+        root = read.CourseDirectory.get("root")
+        if spawner is teacher:
+            assert root == str(pathlib.Path("~/agentlab-course").expanduser())
+        else:
+            assert root is None
 
 
 def needs_the_hub():
@@ -250,6 +296,10 @@ def test_the_hub_serves_a_student_the_course(tmp_path):
         setting = student.web.get(f"{hub.url}/user/ada/lab/api/settings/"
                                   "@jupyterlab/notebook-extension:tracker", timeout=30)
         assert setting.json()["schema"]["properties"]["kernelShutdown"]["default"] is True
+
+        # nbgrader's formgrader (the gradebook, every hand-in) is the teacher's alone.
+        formgrader = student.web.get(f"{hub.url}/user/ada/formgrader", timeout=30)
+        assert formgrader.status_code == 404, "a student's server serves the formgrader"
 
         # Notebook 01 as the student runs it, then a look around in its kernel.
         probe = ("import os\nfrom agentlab import connect\nprint(connect())\n"

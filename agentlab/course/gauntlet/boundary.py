@@ -54,10 +54,25 @@ class CannotSendLoop(Exception):
     """The loop cannot be sent to a fresh process; the message says why and what to do."""
 
 
+class PickledLoop:
+    """A loop pickled in another process (agentlab.course.handin, grading a hand-in): sent on
+    to the loop's process as it came. The grading process never unpickles it, so nothing in it
+    runs here."""
+
+    def __init__(self, data: bytes):
+        self.data = bytes(data)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("a pickled loop runs only in a process of its own (LoopProcess)")
+
+
 def pickled(run_agent) -> bytes:
     """The loop, pickled by value where it was defined outside agentlab (a notebook, a test),
     by reference where it is agentlab's own (agentlab.run_agent itself)."""
     import cloudpickle
+
+    if isinstance(run_agent, PickledLoop):
+        return run_agent.data
 
     module = sys.modules.get(getattr(run_agent, "__module__", None) or "")
     agentlab_dir = pathlib.Path(__file__).resolve().parents[2]
