@@ -268,13 +268,17 @@ def test_the_notebook_sessions_run_with_the_readme_commands_own_options():
 def test_the_playground_press_report_gives_ratios_to_the_earlier_commits_and_to_one_run():
     import playground_press
 
-    parts = ("wall", "kernel", "drawing", "transfer", *playground_press.OTHER_WAITS)
-    figures = {(part, tree, n): seconds * (0.5 if part == "drawing" else 1)
+    parts = ("wall", "whole", "kernel", "drawing", "transfer", *playground_press.OTHER_WAITS)
+    figures = {(part, tree, n): seconds * {"drawing": 0.5, "whole": 3}.get(part, 1)
                for part in parts
                for tree, scale in (("now", 1.0), ("abc1234", 2.0), ("def5678", 4.0))
                for n, seconds in ((1, 0.02 * scale), (40, 0.025 * scale))}
     text = playground_press.report(figures, ["abc1234", "def5678"], lengths=(1, 40))
-    assert "40            25            50           100        0.50x        0.25x" in text
+    answered, whole = text.split("A Run press drawn whole")
+    assert "40            25            50           100        0.50x        0.25x" in answered
+    assert "40            75           150           300        0.50x        0.25x" in whole
+    # the floor: the kernel's span without its drawing (25 - 12.5 ms at 40 runs)
+    assert "(kernel minus drawing, now): 1 runs 10 ms, 40 runs 12 ms" in text
     assert "now, against one run: 40 runs 1.25x" in text
     assert "def5678, against one run: 40 runs 1.25x" in text
     assert "40       now       25       12        25" in text  # kernel, drawing, transfer
