@@ -54,7 +54,8 @@ PRELOADED = ["openai", "httpx", "pydantic", "hypothesis", "jsonschema", "fastjso
 # tests and run them once is several times faster, and loop.py builds nothing at import and
 # remembers nothing between calls that its tests rely on (see config()).
 FORKED = {"loop"}
-CHILDREN = 3  # mutants at a time: their tests wait (time limits) as often as they compute
+CHILDREN = 3  # mutants at a time: their tests wait (time limits) as often as they compute;
+# --children 2 on a machine whose cores other work shares
 COPIED = ["agentlab", "tests", "conftest.py", "pyproject.toml", "README.md", "notebooks"]
 
 
@@ -120,14 +121,14 @@ def mutmut(folder: pathlib.Path, *args: str, minutes: float | None = None) -> st
 
 
 def run(module: str, keep: pathlib.Path | None, minutes: float | None,
-        resume: bool = False) -> collections.Counter:
+        resume: bool = False, children: int = CHILDREN) -> collections.Counter:
     folder = pathlib.Path(keep or tempfile.mkdtemp(prefix=f"mutation-{module}-"))
     folder.mkdir(parents=True, exist_ok=True)
     if not resume:  # resuming, mutmut keeps its results so far and checks the rest
         copy_project(folder, module)
     start = time.perf_counter()
     (folder / "mutmut-run.log").write_text(
-        mutmut(folder, "run", "--max-children", str(CHILDREN), minutes=minutes))
+        mutmut(folder, "run", "--max-children", str(children), minutes=minutes))
     results = mutmut(folder, "results", "--all", "true")
     statuses = collections.Counter()
     survivors = []
@@ -156,11 +157,13 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, help="stop each module after this long")
     parser.add_argument("--resume", action="store_true",
                         help="go on with a run stopped by --minutes in its --keep folder")
+    parser.add_argument("--children", type=int, default=CHILDREN,
+                        help=f"mutants checked at a time (default {CHILDREN})")
     args = parser.parse_args()
     if args.resume and not (args.keep and len(args.modules) == 1):
         parser.error("--resume needs one module and the --keep folder of its run")
     for module in args.modules or list(TESTS):
-        run(module, args.keep, args.minutes, args.resume)
+        run(module, args.keep, args.minutes, args.resume, args.children)
 
 
 if __name__ == "__main__":
