@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import pathlib
 import shutil
@@ -45,6 +46,13 @@ TESTS = {
     "_isolated": ["tests/test_review_faults.py"],
     "_watched": ["tests/test_review_faults.py"],
 }
+# Code that runs only in a child process the tests start, and the function that starts it.
+# mutmut gives a mutant the tests that reached its function, as it saw them in the test
+# process: the child's calls are counted in the child, and lost, so these would be "no tests".
+# They are given the tests that reached the starter instead: mutmut names the mutant to run
+# in the MUTANT_UNDER_TEST environment variable, which the child inherits, so the mutant is
+# the code the child runs in those tests.
+IN_CHILD = {"_isolated": ("call", ["_child", "_send"])}
 # Imported once by mutmut's fork server, before it forks the process that runs a mutant's
 # tests: the heavy libraries only. Never agentlab or the tests: see config() below.
 PRELOADED = ["openai", "httpx", "pydantic", "hypothesis", "jsonschema", "fastjsonschema",
@@ -101,6 +109,35 @@ def copy_project(into: pathlib.Path, module: str) -> None:
     (into / "preloaded.txt").write_text("\n".join(PRELOADED) + "\n")
 
 
+def give_tests_to_child_code(folder: pathlib.Path, module: str) -> int:
+    """Give the functions of IN_CHILD[module] the tests of their starter, in mutmut's record
+    of which tests reached which function (written by `mutmut run`, before any mutant), and
+    mark their mutants unchecked where mutmut found them "no tests". Returns how many it
+    marked: `mutmut run` then checks those."""
+    stats_file = folder / "mutants" / "mutmut-stats.json"
+    if module not in IN_CHILD or not stats_file.exists():
+        return 0
+    starter, functions = IN_CHILD[module]
+    key = f"agentlab.{module}.x_{{}}".format  # mutmut's name of a function: module.x_name
+    stats = json.loads(stats_file.read_text())
+    tests = stats["tests_by_mangled_function_name"]
+    if not tests.get(key(starter)):
+        raise RuntimeError(f"no test reached {module}.{starter}: its child code has none either")
+    for function in functions:
+        tests[key(function)] = tests[key(starter)]
+    stats_file.write_text(json.dumps(stats, indent=4))
+    meta_file = folder / "mutants" / "agentlab" / f"{module}.py.meta"
+    meta = json.loads(meta_file.read_text())
+    verdicts = meta["exit_code_by_key"]
+    no_tests = 33  # mutmut's exit code for "no tests"
+    marked = [name for name, code in verdicts.items() if code == no_tests
+              and name.partition("__mutmut_")[0] in {key(f) for f in functions}]
+    for name in marked:
+        verdicts[name] = None  # not checked yet
+    meta_file.write_text(json.dumps(meta, indent=4))
+    return len(marked)
+
+
 def mutmut(folder: pathlib.Path, *args: str, minutes: float | None = None) -> str:
     """Run mutmut in the folder; stop it (and its workers) after `minutes`, keeping what it
     checked so far: the rest is reported as "not checked"."""
@@ -127,22 +164,32 @@ def run(module: str, keep: pathlib.Path | None, minutes: float | None,
     if not resume:  # resuming, mutmut keeps its results so far and checks the rest
         copy_project(folder, module)
     start = time.perf_counter()
-    (folder / "mutmut-run.log").write_text(
-        mutmut(folder, "run", "--max-children", str(children), minutes=minutes))
+    give_tests_to_child_code(folder, module)  # resuming: mutmut has its record already
+    log = mutmut(folder, "run", "--max-children", str(children), minutes=minutes)
+    if give_tests_to_child_code(folder, module) and not log.endswith("minutes]"):
+        left = None if minutes is None else minutes - (time.perf_counter() - start) / 60
+        log += mutmut(folder, "run", "--max-children", str(children), minutes=left)
+    (folder / "mutmut-run.log").write_text(log)
     results = mutmut(folder, "results", "--all", "true")
-    statuses = collections.Counter()
+    statuses, in_child = collections.Counter(), collections.Counter()
     survivors = []
+    starter, child_code = IN_CHILD.get(module, ("", []))
     for line in results.splitlines():
         name, _, status = line.strip().rpartition(": ")
         if name:
             statuses[status] += 1
             if status == "survived":
                 survivors.append(name)
+            if name.partition("__mutmut_")[0].rpartition(".x_")[2] in child_code:
+                in_child[status] += 1
     killed = statuses["killed"]
     total = sum(statuses.values())
     print(f"## {module}.py: {killed} of {total} mutants killed ({killed / max(total, 1):.0%}), "
           f"{dict(statuses)}, {time.perf_counter() - start:.0f} s; tests: "
           f"{', '.join(TESTS[module])}")
+    if in_child:
+        print(f"of which in the child's code ({', '.join(child_code)}), given the tests that "
+              f"reached {starter}: {dict(in_child)}")
     for name in survivors:
         print(f"\n### {name}\n```diff\n{mutmut(folder, 'show', name).strip()}\n```")
     if keep is None:
