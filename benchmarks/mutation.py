@@ -46,13 +46,18 @@ TESTS = {
     "_isolated": ["tests/test_review_faults.py"],
     "_watched": ["tests/test_review_faults.py"],
 }
-# Code that runs only in a child process the tests start, and the function that starts it.
-# mutmut gives a mutant the tests that reached its function, as it saw them in the test
-# process: the child's calls are counted in the child, and lost, so these would be "no tests".
-# They are given the tests that reached the starter instead: mutmut names the mutant to run
-# in the MUTANT_UNDER_TEST environment variable, which the child inherits, so the mutant is
-# the code the child runs in those tests.
-IN_CHILD = {"_isolated": ("call", ["_child", "_send"])}
+# Code that the tests run in a child process they start. mutmut gives a mutant the tests that
+# reached its function as it saw them in the test process; what a child runs is counted in the
+# child, and lost, so _child and _send would be "no tests", and run_within would not get the
+# test whose child exits with a hung tool. Each such function is given more tests: those that
+# reached a function of the test process (call starts the child that runs _child), or a test
+# named. mutmut names the mutant to run in the MUTANT_UNDER_TEST environment variable, which a
+# child inherits, so the mutant is the code the child runs in those tests.
+IN_CHILD = {
+    "_isolated": {"_child": "call", "_send": "call"},
+    "_watched": {"run_within": "tests/test_review_faults.py::"
+                               "test_a_hung_tools_thread_never_keeps_python_from_exiting"},
+}
 # Imported once by mutmut's fork server, before it forks the process that runs a mutant's
 # tests: the heavy libraries only. Never agentlab or the tests: see config() below.
 PRELOADED = ["openai", "httpx", "pydantic", "hypothesis", "jsonschema", "fastjsonschema",
@@ -110,30 +115,33 @@ def copy_project(into: pathlib.Path, module: str) -> None:
 
 
 def give_tests_to_child_code(folder: pathlib.Path, module: str) -> int:
-    """Give the functions of IN_CHILD[module] the tests of their starter, in mutmut's record
-    of which tests reached which function (written by `mutmut run`, before any mutant), and
-    mark their mutants unchecked where mutmut found them "no tests". Returns how many it
-    marked: `mutmut run` then checks those."""
+    """Add the tests of IN_CHILD[module] to mutmut's record of which tests reached which
+    function (written by `mutmut run` before it checks any mutant), and mark unchecked those
+    functions' mutants that no test killed ("no tests" or "survived"). Returns how many it
+    marked: `mutmut run` then checks them with their new tests."""
     stats_file = folder / "mutants" / "mutmut-stats.json"
     if module not in IN_CHILD or not stats_file.exists():
         return 0
-    starter, functions = IN_CHILD[module]
     key = f"agentlab.{module}.x_{{}}".format  # mutmut's name of a function: module.x_name
     stats = json.loads(stats_file.read_text())
     tests = stats["tests_by_mangled_function_name"]
-    if not tests.get(key(starter)):
-        raise RuntimeError(f"no test reached {module}.{starter}: its child code has none either")
-    for function in functions:
-        tests[key(function)] = tests[key(starter)]
+    grown = set()  # the functions given tests they did not have
+    for function, given in IN_CHILD[module].items():
+        added = [given] if "::" in given else tests.get(key(given), [])
+        if not added or any(test not in stats["duration_by_test"] for test in added):
+            raise RuntimeError(f"{given}: no such test, or no test reached it")
+        if not set(added) <= set(tests.get(key(function), [])):
+            tests[key(function)] = sorted(set(tests.get(key(function), [])) | set(added))
+            grown.add(key(function))
     stats_file.write_text(json.dumps(stats, indent=4))
     meta_file = folder / "mutants" / "agentlab" / f"{module}.py.meta"
     meta = json.loads(meta_file.read_text())
     verdicts = meta["exit_code_by_key"]
-    no_tests = 33  # mutmut's exit code for "no tests"
-    marked = [name for name, code in verdicts.items() if code == no_tests
-              and name.partition("__mutmut_")[0] in {key(f) for f in functions}]
+    not_killed = {0, 5, 33}  # mutmut's exit codes for "survived" and "no tests"
+    marked = [name for name, code in verdicts.items()
+              if code in not_killed and name.partition("__mutmut_")[0] in grown]
     for name in marked:
-        verdicts[name] = None  # not checked yet
+        verdicts[name] = None  # not checked
     meta_file.write_text(json.dumps(meta, indent=4))
     return len(marked)
 
@@ -173,7 +181,7 @@ def run(module: str, keep: pathlib.Path | None, minutes: float | None,
     results = mutmut(folder, "results", "--all", "true")
     statuses, in_child = collections.Counter(), collections.Counter()
     survivors = []
-    starter, child_code = IN_CHILD.get(module, ("", []))
+    child_code = IN_CHILD.get(module, {})
     for line in results.splitlines():
         name, _, status = line.strip().rpartition(": ")
         if name:
@@ -188,8 +196,8 @@ def run(module: str, keep: pathlib.Path | None, minutes: float | None,
           f"{dict(statuses)}, {time.perf_counter() - start:.0f} s; tests: "
           f"{', '.join(TESTS[module])}")
     if in_child:
-        print(f"of which in the child's code ({', '.join(child_code)}), given the tests that "
-              f"reached {starter}: {dict(in_child)}")
+        print(f"of which in {', '.join(child_code)}, given tests that run them in a child "
+              f"(IN_CHILD): {dict(in_child)}")
     for name in survivors:
         print(f"\n### {name}\n```diff\n{mutmut(folder, 'show', name).strip()}\n```")
     if keep is None:

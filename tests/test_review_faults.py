@@ -666,6 +666,83 @@ def test_a_child_that_dies_is_noticed_at_once_and_each_call_leaves_no_descriptor
     assert open_descriptors() - before == set()
 
 
+# --- a watched thread (_watched.py): its daemon, and a late call's wording (issue 33) ----------
+
+def test_a_hung_tools_thread_never_keeps_python_from_exiting(tmp_path):
+    """Python cannot kill the thread of a tool that hangs past its timeout, so it is a daemon:
+    a program whose run has ended exits at once, and does not wait at its exit for the tool
+    (here 300 s). A program of its own, since a daemon matters only when Python exits."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    done = tmp_path / "done.txt"  # the run's tool error, written when the run has ended
+    script = tmp_path / "hung_tool.py"
+    script.write_text(f"""
+import pathlib, time
+from agentlab import Limits, connect, run_agent, tool
+from scripted_models import call_then_answer
+
+@tool
+def hangs() -> str:
+    \"\"\"Waits far past its timeout.\"\"\"
+    time.sleep(300)
+    return "late"
+
+run = run_agent("Go.", [hangs], client=connect(respond=call_then_answer("hangs", {{}})),
+                limits=Limits(tool_timeout=0.2))
+pathlib.Path({str(done)!r}).write_text(run.tool_calls[0].error)
+""")
+    tests = pathlib.Path(__file__).parent
+    path = os.pathsep.join([str(tests.parent), str(tests)])
+    with open(tmp_path / "stderr.txt", "w") as stderr:
+        child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL,
+                                 stderr=stderr, env={**os.environ, "PYTHONPATH": path})
+    try:
+        for _ in range(2400):  # up to 120 s for the interpreter's start and the run
+            if done.exists() or child.poll() is not None:
+                break
+            time.sleep(0.05)
+        child.wait(timeout=10)  # exiting takes milliseconds; waiting for the tool takes 300 s
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"Python did not exit within 10 s of the run's end (done: {done.exists()})")
+    finally:
+        child.kill()  # a no-op once it has exited
+        child.wait()
+    assert child.returncode == 0, (tmp_path / "stderr.txt").read_text()[-2000:]
+    assert done.read_text() == "hangs did not finish within 0.2 s and was abandoned"
+
+
+def test_a_tool_that_finishes_late_is_told_so_and_one_at_its_timeout_is_not(monkeypatch):
+    """A tool that holds the GIL past its timeout has finished by the time the wait can end:
+    it is late, said with how long it took, and its result dropped. On a real clock a test
+    cannot say for sure whether the wait ends before or after the tool's last bytecodes (a
+    race), so the watch reads a clock of the test's, which the tool moves: 2 s past a 1 s
+    timeout, then exactly 1 s (within it, at the limit)."""
+    from types import SimpleNamespace
+
+    from agentlab import _watched
+
+    clock = [100.0]  # not 0: a start of 0 would hide a start added instead of subtracted
+    monkeypatch.setattr(_watched, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+
+    def taking(seconds: float):
+        @tool
+        def slow() -> str:
+            """Takes its seconds on the test's clock."""
+            clock[0] += seconds
+            return "xyzzy"
+        return slow
+
+    late = Toolbox([taking(2.0)]).call("slow", "{}", timeout=1.0)
+    assert late.error == ("slow did not finish within 1 s and was abandoned (it finished after "
+                          "2.00 s, too late: its result was dropped)")
+    assert "xyzzy" not in late.content
+    on_time = Toolbox([taking(1.0)]).call("slow", "{}", timeout=1.0)
+    assert on_time.error is None and on_time.content == "xyzzy"
+
+
 # --- the mutants of masking.py and api_checks.py that outlived the suite ------------------------
 
 def test_a_key_shape_is_sk_and_at_least_eight_key_characters_underscores_included():
