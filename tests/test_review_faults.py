@@ -644,6 +644,55 @@ def test_a_child_that_dies_halfway_through_its_result_is_a_failure_with_its_exit
     pipe.close()
 
 
+def test_a_child_that_closes_its_pipe_and_runs_on_is_not_said_to_have_ended():
+    """A tool that closes every descriptor it has (as code that makes itself a daemon does)
+    closes the pipe and may run on: the wait gives it a second to end, then says so truly
+    (it said "ended with exit code None"), and the call kills it. A `sleep 20` stands for it."""
+    import os
+    import subprocess
+    from multiprocessing.connection import Connection
+
+    from agentlab import _isolated
+
+    reading, writing = os.pipe()
+    os.close(writing)
+    pipe = Connection(reading, writable=False)
+    child = subprocess.Popen(["sleep", "20"], start_new_session=True)
+    start = time.perf_counter()
+    try:
+        header = _isolated._next_message(pipe, child, time.perf_counter() + 5)
+        outcome = _isolated._outcome(header, pipe, child, None)
+        took = time.perf_counter() - start
+    finally:
+        _isolated._kill_group(child)
+        pipe.close()
+    assert outcome == ("failed", "its process closed its pipe without a result, and was killed")
+    assert took < 10, took  # a second's grace, not the 20 s it runs on
+
+
+def test_what_a_tool_raised_in_a_process_is_raised_or_told_as_on_a_thread():
+    """The result that cannot be read and Ctrl-C, each the same on a thread and in a process;
+    any other BaseException rebuilt with the name a thread shows (its class's own, for a class
+    nested in another), its module (a traceback names it) and its message."""
+    from agentlab import _isolated
+    from runaway_tools import counts, raises_base
+
+    unreadable = {isolate: Toolbox([counts]).call("counts", '{"n": 3}', isolate=isolate).error
+                  for isolate in ("thread", "process")}
+    assert unreadable["process"] == unreadable["thread"]
+    assert "TypeError: it is a range_iterator" in unreadable["thread"]
+    for isolate in ("thread", "process"):
+        with pytest.raises(KeyboardInterrupt) as interrupt:
+            Toolbox([raises_base]).call("raises_base", '{"kind": "KeyboardInterrupt"}',
+                                        isolate=isolate)
+        assert interrupt.value.args == ("stop here",), isolate
+    with pytest.raises(BaseException) as stopped:
+        _isolated._result(("stopped", "stop here", "trio._core", "Cancelled.Nested"))
+    rebuilt = type(stopped.value)
+    assert (rebuilt.__name__, rebuilt.__module__, str(stopped.value)) == (
+        "Nested", "trio._core", "stop here")
+
+
 def test_a_child_that_dies_is_noticed_at_once_and_each_call_leaves_no_descriptor():
     from runaway_tools import shout, vanishes
 
