@@ -568,6 +568,21 @@ def test_the_runs_time_limit_holds_while_a_child_starts(monkeypatch):
     assert run.stop_reason == "max_seconds" and "did not finish" in run.tool_calls[0].error
 
 
+def test_with_no_run_time_limit_a_child_that_does_not_start_is_given_up_all_the_same(
+        monkeypatch):
+    """START_SECONDS alone bounds the start when the run has no time limit: a tool module that
+    takes 20 s to import fails at START_SECONDS (made 1 s here), saying why."""
+    from agentlab import _isolated
+    from runaway_tools import instant
+
+    monkeypatch.setenv("AGENTLAB_TEST_SLOW_IMPORT", "20")
+    monkeypatch.setattr(_isolated, "START_SECONDS", 1.0)
+    start = time.perf_counter()
+    outcome = Toolbox([instant]).call("instant", "{}", timeout=10, isolate="process")
+    assert outcome.error == "instant failed: its process did not start within 1 s"
+    assert time.perf_counter() - start < 10
+
+
 def test_a_result_of_several_pieces_comes_back_whole():
     from runaway_tools import late_and_large
 
