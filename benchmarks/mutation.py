@@ -5,7 +5,7 @@ this file explains every survivor of the last run.
 
 Not part of the test command: a module takes minutes to hours. Each module runs in a copy of
 the project under a temporary folder (mutmut writes its mutants/ folder there, not here), with
-only the test files that exercise it, one pytest per mutant, three at a time.
+only the test files that exercise it, one pytest per mutant, three at a time (--children).
 
     pip install "mutmut>=3.3"
     python benchmarks/mutation.py masking pricing      # some modules
@@ -14,6 +14,9 @@ only the test files that exercise it, one pytest per mutant, three at a time.
     python benchmarks/mutation.py loop --minutes 20    # stop after 20 minutes: the rest is
                                                        # reported as "not checked"
     python benchmarks/mutation.py loop --keep DIR --resume   # go on with a stopped run
+    python benchmarks/mutation.py _isolated --children 2     # two mutants at a time, not 3
+
+Code the tests run only in a child process (IN_CHILD) is given the tests that start that child.
 """
 
 from __future__ import annotations
