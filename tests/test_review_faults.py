@@ -583,6 +583,78 @@ def test_with_no_run_time_limit_a_child_that_does_not_start_is_given_up_all_the_
     assert time.perf_counter() - start < 10
 
 
+def test_a_tool_that_cannot_be_loaded_in_its_process_fails_saying_why(tmp_path, monkeypatch):
+    """Its module imports here but raises in the child: the tool fails, with the reason."""
+    import importlib
+    import sys
+
+    (tmp_path / "loads_here_only.py").write_text(
+        "import os\nfrom agentlab import tool\n"
+        "if os.environ.get('AGENTLAB_TEST_IN_CHILD'):\n    raise ImportError('not here')\n"
+        "@tool\ndef here_only() -> str:\n    'Imports in the parent only.'\n"
+        "    return 'x'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        here_only = importlib.import_module("loads_here_only").here_only
+        monkeypatch.setenv("AGENTLAB_TEST_IN_CHILD", "1")
+        outcome = Toolbox([here_only]).call("here_only", "{}", timeout=30, isolate="process")
+    finally:
+        sys.modules.pop("loads_here_only", None)
+    assert outcome.error == ("here_only failed: it could not be loaded in a fresh process: "
+                             "ImportError: not here")
+
+
+def test_the_runs_time_limit_holds_after_a_slow_start(monkeypatch):
+    """The tool's timeout starts once the child is ready, but the run's end does not move: a
+    4 s start and a tool that waits 60 s end a 4.5 s run at its 4.5 s, not 4.5 s after the
+    start (8.5 s or more)."""
+    from runaway_tools import late_and_large
+
+    monkeypatch.setenv("AGENTLAB_TEST_SLOW_IMPORT", "4")  # for the child: imported here already
+    client = connect(respond=call_then_answer("late_and_large", {"megabytes": 0, "wait": 60}))
+    start = time.perf_counter()
+    run = run_agent("Go.", [late_and_large], client=client,
+                    limits=Limits(isolate="process", max_seconds=4.5, tool_timeout=60))
+    took = time.perf_counter() - start
+    assert run.stop_reason == "max_seconds" and "did not finish" in run.tool_calls[0].error
+    assert took < 4.5 + 2.5, took
+
+
+def test_a_result_read_too_slowly_after_its_header_is_dropped(monkeypatch):
+    """The timeout holds for the whole transfer, not only until its length arrives: the
+    parent's reading is made slow (as on a loaded machine) right after the header, past the
+    timeout, with the result already in the pipe. It is late, so dropped."""
+    from agentlab import _isolated
+    from runaway_tools import shout
+
+    read = _isolated._next_message
+    messages = []
+
+    def slow_after_the_header(pipe, child, until):
+        message = read(pipe, child, until)
+        messages.append(message)
+        if len(messages) == 2:  # READY, then the header: the rest is read after the timeout
+            time.sleep(max(0.0, until - time.perf_counter()) + 0.1)
+        return message
+
+    monkeypatch.setattr(_isolated, "_next_message", slow_after_the_header)
+    outcome = Toolbox([shout]).call("shout", '{"text": "hi"}', timeout=5, isolate="process")
+    assert messages[0] == _isolated.READY and len(messages[1]) == 8
+    assert outcome.error and "did not finish within 5 s" in outcome.error
+
+
+def test_with_no_timeout_the_runs_end_alone_stops_a_process():
+    from agentlab import _isolated
+    from agentlab._watched import Overran
+    from runaway_tools import late_and_large
+
+    start = time.perf_counter()
+    with pytest.raises(Overran):
+        _isolated.call(late_and_large, {"megabytes": 0, "wait": 60}, None,
+                       deadline=time.perf_counter() + 2)
+    assert time.perf_counter() - start < 2 + 10
+
+
 def test_a_result_of_several_pieces_comes_back_whole():
     from runaway_tools import late_and_large
 
