@@ -428,6 +428,25 @@ def test_isolate_process_refuses_a_tool_a_fresh_process_cannot_import():
         Limits(isolate="container")
 
 
+@pytest.mark.parametrize("module", ["__main__", "__mp_main__", "a function"])
+def test_a_tool_a_fresh_process_cannot_import_is_refused_saying_where_it_is(module):
+    """A notebook's cell or a script defines a tool in __main__ (__mp_main__ under
+    multiprocessing), a function in its <locals>: each refused, the message saying which."""
+    def in_a_cell(city: str) -> str:
+        """Defined where a fresh process cannot import it."""
+        return city
+
+    if module != "a function":
+        in_a_cell.__module__, in_a_cell.__qualname__ = module, "in_a_cell"  # as a cell's is
+    with pytest.raises(ValueError) as refused:
+        run_agent("Go.", [tool(in_a_cell)], limits=Limits(isolate="process"))
+    name = in_a_cell.__qualname__
+    assert str(refused.value) == (
+        f"{name} is defined in {module}: isolate='process' runs a tool in a fresh Python "
+        "process, which imports it by name, so define it in a module (a .py file) and import "
+        "it from there")
+
+
 # --- isolate="process" isolates (issue 33): each broken promise, and the review's mutants ------
 
 def _gone(pid: int) -> bool:
