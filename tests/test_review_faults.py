@@ -739,6 +739,25 @@ def test_a_result_still_coming_at_the_timeout_is_given_up_between_its_pieces():
     sender.close()
 
 
+def test_a_message_that_lands_as_the_child_dies_is_read_not_lost():
+    """The wait looks at the pipe, then at the child: a last message that lands between the
+    two looks, from a child that has just ended, is read, not taken for a silent death."""
+    from agentlab import _isolated
+
+    class LandsAfterTheFirstLook:
+        looks = 0
+
+        def poll(self, timeout):
+            self.looks += 1
+            return self.looks > 1
+
+        def recv_bytes(self):
+            return b"last words"
+
+    pipe = LandsAfterTheFirstLook()
+    assert _isolated._next_message(pipe, _RunningChild(ended=True), None) == b"last words"
+
+
 def test_a_child_that_dies_halfway_through_its_result_is_a_failure_with_its_exit_code():
     from agentlab import _isolated
 
