@@ -811,6 +811,12 @@ def test_what_a_tool_raised_in_a_process_is_raised_or_told_as_on_a_thread():
             Toolbox([raises_base]).call("raises_base", '{"kind": "KeyboardInterrupt"}',
                                         isolate=isolate)
         assert interrupt.value.args == ("stop here",), isolate
+        with pytest.raises(BaseException) as ended:  # the run's end, caused by what it raised
+            Toolbox([raises_base]).call("raises_base", '{"kind": "CancelledError"}',
+                                        isolate=isolate)
+        raised = ended.value.__cause__
+        assert (type(raised).__name__, type(raised).__module__, str(raised)) == (
+            "CancelledError", "asyncio.exceptions", "stop here"), isolate
     with pytest.raises(BaseException) as stopped:
         _isolated._result(("stopped", "stop here", "trio._core", "Cancelled.Nested"))
     rebuilt = type(stopped.value)
