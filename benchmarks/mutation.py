@@ -199,8 +199,8 @@ def run(module: str, keep: pathlib.Path | None, minutes: float | None,
           f"{dict(statuses)}, {time.perf_counter() - start:.0f} s; tests: "
           f"{', '.join(TESTS[module])}")
     if in_child:
-        print(f"of which in {', '.join(child_code)}, given tests that run them in a child "
-              f"(IN_CHILD): {dict(in_child)}")
+        print(f"of which in {', '.join(child_code)}, given the tests that run them in a "
+              f"child process too (IN_CHILD): {dict(in_child)}")
     for name in survivors:
         print(f"\n### {name}\n```diff\n{mutmut(folder, 'show', name).strip()}\n```")
     if keep is None:
