@@ -197,6 +197,8 @@ def _outcome(header, pipe: Connection, child: subprocess.Popen, until: float | N
     if header is None or len(header) != 8:  # its pipe closed: it has ended, or is ending
         with contextlib.suppress(subprocess.TimeoutExpired):
             child.wait(1)  # for its exit code; a child still running is killed after this
+        if child.poll() is None:  # it closed its pipe (all its descriptors, say) and runs on
+            return ("failed", "its process closed its pipe without a result, and was killed")
         return ("failed", f"its process ended with exit code {child.poll()}")
     size, data = int.from_bytes(header, "big"), bytearray()
     while len(data) < size:

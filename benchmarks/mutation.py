@@ -5,7 +5,7 @@ this file explains every survivor of the last run.
 
 Not part of the test command: a module takes minutes to hours. Each module runs in a copy of
 the project under a temporary folder (mutmut writes its mutants/ folder there, not here), with
-only the test files that exercise it, one pytest per mutant, three at a time.
+only the test files that exercise it, one pytest per mutant, three at a time (--children).
 
     pip install "mutmut>=3.3"
     python benchmarks/mutation.py masking pricing      # some modules
@@ -14,12 +14,16 @@ only the test files that exercise it, one pytest per mutant, three at a time.
     python benchmarks/mutation.py loop --minutes 20    # stop after 20 minutes: the rest is
                                                        # reported as "not checked"
     python benchmarks/mutation.py loop --keep DIR --resume   # go on with a stopped run
+    python benchmarks/mutation.py _isolated --children 2     # two mutants at a time, not 3
+
+Code the tests run only in a child process (IN_CHILD) is given the tests that start that child.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import pathlib
 import shutil
@@ -45,6 +49,18 @@ TESTS = {
     "_isolated": ["tests/test_review_faults.py"],
     "_watched": ["tests/test_review_faults.py"],
 }
+# Code that the tests run in a child process they start. mutmut gives a mutant the tests that
+# reached its function as it saw them in the test process; what a child runs is counted in the
+# child, and lost, so _child and _send would be "no tests", and run_within would not get the
+# test whose child exits with a hung tool. Each such function is given more tests: those that
+# reached a function of the test process (call starts the child that runs _child), or a test
+# named. mutmut names the mutant to run in the MUTANT_UNDER_TEST environment variable, which a
+# child inherits, so the mutant is the code the child runs in those tests.
+IN_CHILD = {
+    "_isolated": {"_child": "call", "_send": "call"},
+    "_watched": {"run_within": "tests/test_review_faults.py::"
+                               "test_a_hung_tools_thread_never_keeps_python_from_exiting"},
+}
 # Imported once by mutmut's fork server, before it forks the process that runs a mutant's
 # tests: the heavy libraries only. Never agentlab or the tests: see config() below.
 PRELOADED = ["openai", "httpx", "pydantic", "hypothesis", "jsonschema", "fastjsonschema",
@@ -54,7 +70,8 @@ PRELOADED = ["openai", "httpx", "pydantic", "hypothesis", "jsonschema", "fastjso
 # tests and run them once is several times faster, and loop.py builds nothing at import and
 # remembers nothing between calls that its tests rely on (see config()).
 FORKED = {"loop"}
-CHILDREN = 3  # mutants at a time: their tests wait (time limits) as often as they compute
+CHILDREN = 3  # mutants at a time: their tests wait (time limits) as often as they compute;
+# --children 2 on a machine whose cores other work shares
 COPIED = ["agentlab", "tests", "conftest.py", "pyproject.toml", "README.md", "notebooks"]
 
 
@@ -100,6 +117,38 @@ def copy_project(into: pathlib.Path, module: str) -> None:
     (into / "preloaded.txt").write_text("\n".join(PRELOADED) + "\n")
 
 
+def give_tests_to_child_code(folder: pathlib.Path, module: str) -> int:
+    """Add the tests of IN_CHILD[module] to mutmut's record of which tests reached which
+    function (written by `mutmut run` before it checks any mutant), and mark unchecked those
+    functions' mutants that no test killed ("no tests" or "survived"). Returns how many it
+    marked: `mutmut run` then checks them with their new tests."""
+    stats_file = folder / "mutants" / "mutmut-stats.json"
+    if module not in IN_CHILD or not stats_file.exists():
+        return 0
+    key = f"agentlab.{module}.x_{{}}".format  # mutmut's name of a function: module.x_name
+    stats = json.loads(stats_file.read_text())
+    tests = stats["tests_by_mangled_function_name"]
+    grown = set()  # the functions given tests they did not have
+    for function, given in IN_CHILD[module].items():
+        added = [given] if "::" in given else tests.get(key(given), [])
+        if not added or any(test not in stats["duration_by_test"] for test in added):
+            raise RuntimeError(f"{given}: no such test, or no test reached it")
+        if not set(added) <= set(tests.get(key(function), [])):
+            tests[key(function)] = sorted(set(tests.get(key(function), [])) | set(added))
+            grown.add(key(function))
+    stats_file.write_text(json.dumps(stats, indent=4))
+    meta_file = folder / "mutants" / "agentlab" / f"{module}.py.meta"
+    meta = json.loads(meta_file.read_text())
+    verdicts = meta["exit_code_by_key"]
+    not_killed = {0, 5, 33}  # mutmut's exit codes for "survived" and "no tests"
+    marked = [name for name, code in verdicts.items()
+              if code in not_killed and name.partition("__mutmut_")[0] in grown]
+    for name in marked:
+        verdicts[name] = None  # not checked
+    meta_file.write_text(json.dumps(meta, indent=4))
+    return len(marked)
+
+
 def mutmut(folder: pathlib.Path, *args: str, minutes: float | None = None) -> str:
     """Run mutmut in the folder; stop it (and its workers) after `minutes`, keeping what it
     checked so far: the rest is reported as "not checked"."""
@@ -120,28 +169,38 @@ def mutmut(folder: pathlib.Path, *args: str, minutes: float | None = None) -> st
 
 
 def run(module: str, keep: pathlib.Path | None, minutes: float | None,
-        resume: bool = False) -> collections.Counter:
+        resume: bool = False, children: int = CHILDREN) -> collections.Counter:
     folder = pathlib.Path(keep or tempfile.mkdtemp(prefix=f"mutation-{module}-"))
     folder.mkdir(parents=True, exist_ok=True)
     if not resume:  # resuming, mutmut keeps its results so far and checks the rest
         copy_project(folder, module)
     start = time.perf_counter()
-    (folder / "mutmut-run.log").write_text(
-        mutmut(folder, "run", "--max-children", str(CHILDREN), minutes=minutes))
+    give_tests_to_child_code(folder, module)  # resuming: mutmut has its record already
+    log = mutmut(folder, "run", "--max-children", str(children), minutes=minutes)
+    if give_tests_to_child_code(folder, module) and not log.endswith("minutes]"):
+        left = None if minutes is None else minutes - (time.perf_counter() - start) / 60
+        log += mutmut(folder, "run", "--max-children", str(children), minutes=left)
+    (folder / "mutmut-run.log").write_text(log)
     results = mutmut(folder, "results", "--all", "true")
-    statuses = collections.Counter()
+    statuses, in_child = collections.Counter(), collections.Counter()
     survivors = []
+    child_code = IN_CHILD.get(module, {})
     for line in results.splitlines():
         name, _, status = line.strip().rpartition(": ")
         if name:
             statuses[status] += 1
             if status == "survived":
                 survivors.append(name)
+            if name.partition("__mutmut_")[0].rpartition(".x_")[2] in child_code:
+                in_child[status] += 1
     killed = statuses["killed"]
     total = sum(statuses.values())
     print(f"## {module}.py: {killed} of {total} mutants killed ({killed / max(total, 1):.0%}), "
           f"{dict(statuses)}, {time.perf_counter() - start:.0f} s; tests: "
           f"{', '.join(TESTS[module])}")
+    if in_child:
+        print(f"of which in {', '.join(child_code)}, given the tests that run them in a "
+              f"child process too (IN_CHILD): {dict(in_child)}")
     for name in survivors:
         print(f"\n### {name}\n```diff\n{mutmut(folder, 'show', name).strip()}\n```")
     if keep is None:
@@ -156,11 +215,13 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, help="stop each module after this long")
     parser.add_argument("--resume", action="store_true",
                         help="go on with a run stopped by --minutes in its --keep folder")
+    parser.add_argument("--children", type=int, default=CHILDREN,
+                        help=f"mutants checked at a time (default {CHILDREN})")
     args = parser.parse_args()
     if args.resume and not (args.keep and len(args.modules) == 1):
         parser.error("--resume needs one module and the --keep folder of its run")
     for module in args.modules or list(TESTS):
-        run(module, args.keep, args.minutes, args.resume)
+        run(module, args.keep, args.minutes, args.resume, args.children)
 
 
 if __name__ == "__main__":

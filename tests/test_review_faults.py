@@ -6,6 +6,9 @@ look-ahead against an API that reports cached prompts. 43 of this file's 71 test
 code before the fixes. The others pin what must not change (the new key pattern against the old
 one, a free price, the budget's stated edge) or kill the mutants of masking.py, api_checks.py
 and pricing.py that outlived the suite (benchmarks/MUTATION.md); they pass on the old code too.
+The tests written from the survivors of _isolated.py and _watched.py (issue 33) pass on the
+code of that run too, but one: a child that closes its pipe and runs on was said to have
+"ended with exit code None".
 """
 
 import asyncio
@@ -428,6 +431,25 @@ def test_isolate_process_refuses_a_tool_a_fresh_process_cannot_import():
         Limits(isolate="container")
 
 
+@pytest.mark.parametrize("module", ["__main__", "__mp_main__", "a function"])
+def test_a_tool_a_fresh_process_cannot_import_is_refused_saying_where_it_is(module):
+    """A notebook's cell or a script defines a tool in __main__ (__mp_main__ under
+    multiprocessing), a function in its <locals>: each refused, the message saying which."""
+    def in_a_cell(city: str) -> str:
+        """Defined where a fresh process cannot import it."""
+        return city
+
+    if module != "a function":
+        in_a_cell.__module__, in_a_cell.__qualname__ = module, "in_a_cell"  # as a cell's is
+    with pytest.raises(ValueError) as refused:
+        run_agent("Go.", [tool(in_a_cell)], limits=Limits(isolate="process"))
+    name = in_a_cell.__qualname__
+    assert str(refused.value) == (
+        f"{name} is defined in {module}: isolate='process' runs a tool in a fresh Python "
+        "process, which imports it by name, so define it in a module (a .py file) and import "
+        "it from there")
+
+
 # --- isolate="process" isolates (issue 33): each broken promise, and the review's mutants ------
 
 def _gone(pid: int) -> bool:
@@ -568,6 +590,93 @@ def test_the_runs_time_limit_holds_while_a_child_starts(monkeypatch):
     assert run.stop_reason == "max_seconds" and "did not finish" in run.tool_calls[0].error
 
 
+def test_with_no_run_time_limit_a_child_that_does_not_start_is_given_up_all_the_same(
+        monkeypatch):
+    """START_SECONDS alone bounds the start when the run has no time limit: a tool module that
+    takes 20 s to import fails at START_SECONDS (made 1 s here), saying why."""
+    from agentlab import _isolated
+    from runaway_tools import instant
+
+    monkeypatch.setenv("AGENTLAB_TEST_SLOW_IMPORT", "20")
+    monkeypatch.setattr(_isolated, "START_SECONDS", 1.0)
+    start = time.perf_counter()
+    outcome = Toolbox([instant]).call("instant", "{}", timeout=10, isolate="process")
+    assert outcome.error == "instant failed: its process did not start within 1 s"
+    assert time.perf_counter() - start < 10
+
+
+def test_a_tool_that_cannot_be_loaded_in_its_process_fails_saying_why(tmp_path, monkeypatch):
+    """Its module imports here but raises in the child: the tool fails, with the reason."""
+    import importlib
+    import sys
+
+    (tmp_path / "loads_here_only.py").write_text(
+        "import os\nfrom agentlab import tool\n"
+        "if os.environ.get('AGENTLAB_TEST_IN_CHILD'):\n    raise ImportError('not here')\n"
+        "@tool\ndef here_only() -> str:\n    'Imports in the parent only.'\n"
+        "    return 'x'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        here_only = importlib.import_module("loads_here_only").here_only
+        monkeypatch.setenv("AGENTLAB_TEST_IN_CHILD", "1")
+        outcome = Toolbox([here_only]).call("here_only", "{}", timeout=30, isolate="process")
+    finally:
+        sys.modules.pop("loads_here_only", None)
+    assert outcome.error == ("here_only failed: it could not be loaded in a fresh process: "
+                             "ImportError: not here")
+
+
+def test_the_runs_time_limit_holds_after_a_slow_start(monkeypatch):
+    """The tool's timeout starts once the child is ready, but the run's end does not move: a
+    4 s start and a tool that waits 60 s end a 4.5 s run at its 4.5 s, not 4.5 s after the
+    start (8.5 s or more)."""
+    from runaway_tools import late_and_large
+
+    monkeypatch.setenv("AGENTLAB_TEST_SLOW_IMPORT", "4")  # for the child: imported here already
+    client = connect(respond=call_then_answer("late_and_large", {"megabytes": 0, "wait": 60}))
+    start = time.perf_counter()
+    run = run_agent("Go.", [late_and_large], client=client,
+                    limits=Limits(isolate="process", max_seconds=4.5, tool_timeout=60))
+    took = time.perf_counter() - start
+    assert run.stop_reason == "max_seconds" and "did not finish" in run.tool_calls[0].error
+    assert took < 4.5 + 2.5, took
+
+
+def test_a_result_read_too_slowly_after_its_header_is_dropped(monkeypatch):
+    """The timeout holds for the whole transfer, not only until its length arrives: the
+    parent's reading is made slow (as on a loaded machine) right after the header, past the
+    timeout, with the result already in the pipe. It is late, so dropped."""
+    from agentlab import _isolated
+    from runaway_tools import shout
+
+    read = _isolated._next_message
+    messages = []
+
+    def slow_after_the_header(pipe, child, until):
+        message = read(pipe, child, until)
+        messages.append(message)
+        if len(messages) == 2:  # READY, then the header: the rest is read after the timeout
+            time.sleep(max(0.0, until - time.perf_counter()) + 0.1)
+        return message
+
+    monkeypatch.setattr(_isolated, "_next_message", slow_after_the_header)
+    outcome = Toolbox([shout]).call("shout", '{"text": "hi"}', timeout=5, isolate="process")
+    assert messages[0] == _isolated.READY and len(messages[1]) == 8
+    assert outcome.error and "did not finish within 5 s" in outcome.error
+
+
+def test_with_no_timeout_the_runs_end_alone_stops_a_process():
+    from agentlab import _isolated
+    from agentlab._watched import Overran
+    from runaway_tools import late_and_large
+
+    start = time.perf_counter()
+    with pytest.raises(Overran):
+        _isolated.call(late_and_large, {"megabytes": 0, "wait": 60}, None,
+                       deadline=time.perf_counter() + 2)
+    assert time.perf_counter() - start < 2 + 10
+
+
 def test_a_result_of_several_pieces_comes_back_whole():
     from runaway_tools import late_and_large
 
@@ -633,6 +742,25 @@ def test_a_result_still_coming_at_the_timeout_is_given_up_between_its_pieces():
     sender.close()
 
 
+def test_a_message_that_lands_as_the_child_dies_is_read_not_lost():
+    """The wait looks at the pipe, then at the child: a last message that lands between the
+    two looks, from a child that has just ended, is read, not taken for a silent death."""
+    from agentlab import _isolated
+
+    class LandsAfterTheFirstLook:
+        looks = 0
+
+        def poll(self, timeout):
+            self.looks += 1
+            return self.looks > 1
+
+        def recv_bytes(self):
+            return b"last words"
+
+    pipe = LandsAfterTheFirstLook()
+    assert _isolated._next_message(pipe, _RunningChild(ended=True), None) == b"last words"
+
+
 def test_a_child_that_dies_halfway_through_its_result_is_a_failure_with_its_exit_code():
     from agentlab import _isolated
 
@@ -642,6 +770,61 @@ def test_a_child_that_dies_halfway_through_its_result_is_a_failure_with_its_exit
                                     time.perf_counter() + 5)
     assert (kind, text) == ("failed", "its process ended with exit code 9")
     pipe.close()
+
+
+def test_a_child_that_closes_its_pipe_and_runs_on_is_not_said_to_have_ended():
+    """A tool that closes every descriptor it has (as code that makes itself a daemon does)
+    closes the pipe and may run on: the wait gives it a second to end, then says so truly
+    (it said "ended with exit code None"), and the call kills it. A `sleep 20` stands for it."""
+    import os
+    import subprocess
+    from multiprocessing.connection import Connection
+
+    from agentlab import _isolated
+
+    reading, writing = os.pipe()
+    os.close(writing)
+    pipe = Connection(reading, writable=False)
+    child = subprocess.Popen(["sleep", "20"], start_new_session=True)
+    start = time.perf_counter()
+    try:
+        header = _isolated._next_message(pipe, child, time.perf_counter() + 5)
+        outcome = _isolated._outcome(header, pipe, child, None)
+        took = time.perf_counter() - start
+    finally:
+        _isolated._kill_group(child)
+        pipe.close()
+    assert outcome == ("failed", "its process closed its pipe without a result, and was killed")
+    assert took < 10, took  # a second's grace, not the 20 s it runs on
+
+
+def test_what_a_tool_raised_in_a_process_is_raised_or_told_as_on_a_thread():
+    """The result that cannot be read and Ctrl-C, each the same on a thread and in a process;
+    any other BaseException rebuilt with the name a thread shows (its class's own, for a class
+    nested in another), its module (a traceback names it) and its message."""
+    from agentlab import _isolated
+    from runaway_tools import counts, raises_base
+
+    unreadable = {isolate: Toolbox([counts]).call("counts", '{"n": 3}', isolate=isolate).error
+                  for isolate in ("thread", "process")}
+    assert unreadable["process"] == unreadable["thread"]
+    assert "TypeError: it is a range_iterator" in unreadable["thread"]
+    for isolate in ("thread", "process"):
+        with pytest.raises(KeyboardInterrupt) as interrupt:
+            Toolbox([raises_base]).call("raises_base", '{"kind": "KeyboardInterrupt"}',
+                                        isolate=isolate)
+        assert interrupt.value.args == ("stop here",), isolate
+        with pytest.raises(BaseException) as ended:  # the run's end, caused by what it raised
+            Toolbox([raises_base]).call("raises_base", '{"kind": "CancelledError"}',
+                                        isolate=isolate)
+        raised = ended.value.__cause__
+        assert (type(raised).__name__, type(raised).__module__, str(raised)) == (
+            "CancelledError", "asyncio.exceptions", "stop here"), isolate
+    with pytest.raises(BaseException) as stopped:
+        _isolated._result(("stopped", "stop here", "trio._core", "Cancelled.Nested"))
+    rebuilt = type(stopped.value)
+    assert (rebuilt.__name__, rebuilt.__module__, str(stopped.value)) == (
+        "Nested", "trio._core", "stop here")
 
 
 def test_a_child_that_dies_is_noticed_at_once_and_each_call_leaves_no_descriptor():
@@ -664,6 +847,83 @@ def test_a_child_that_dies_is_noticed_at_once_and_each_call_leaves_no_descriptor
     for _ in range(3):
         Toolbox([shout]).call("shout", '{"text": "x"}', isolate="process")
     assert open_descriptors() - before == set()
+
+
+# --- a watched thread (_watched.py): its daemon, and a late call's wording (issue 33) ----------
+
+def test_a_hung_tools_thread_never_keeps_python_from_exiting(tmp_path):
+    """Python cannot kill the thread of a tool that hangs past its timeout, so it is a daemon:
+    a program whose run has ended exits at once, and does not wait at its exit for the tool
+    (here 300 s). A program of its own, since a daemon matters only when Python exits."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    done = tmp_path / "done.txt"  # the run's tool error, written when the run has ended
+    script = tmp_path / "hung_tool.py"
+    script.write_text(f"""
+import pathlib, time
+from agentlab import Limits, connect, run_agent, tool
+from scripted_models import call_then_answer
+
+@tool
+def hangs() -> str:
+    \"\"\"Waits far past its timeout.\"\"\"
+    time.sleep(300)
+    return "late"
+
+run = run_agent("Go.", [hangs], client=connect(respond=call_then_answer("hangs", {{}})),
+                limits=Limits(tool_timeout=0.2))
+pathlib.Path({str(done)!r}).write_text(run.tool_calls[0].error)
+""")
+    tests = pathlib.Path(__file__).parent
+    path = os.pathsep.join([str(tests.parent), str(tests)])
+    with open(tmp_path / "stderr.txt", "w") as stderr:
+        child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL,
+                                 stderr=stderr, env={**os.environ, "PYTHONPATH": path})
+    try:
+        for _ in range(2400):  # up to 120 s for the interpreter's start and the run
+            if done.exists() or child.poll() is not None:
+                break
+            time.sleep(0.05)
+        child.wait(timeout=10)  # exiting takes milliseconds; waiting for the tool takes 300 s
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"Python did not exit within 10 s of the run's end (done: {done.exists()})")
+    finally:
+        child.kill()  # a no-op once it has exited
+        child.wait()
+    assert child.returncode == 0, (tmp_path / "stderr.txt").read_text()[-2000:]
+    assert done.read_text() == "hangs did not finish within 0.2 s and was abandoned"
+
+
+def test_a_tool_that_finishes_late_is_told_so_and_one_at_its_timeout_is_not(monkeypatch):
+    """A tool that holds the GIL past its timeout has finished by the time the wait can end:
+    it is late, said with how long it took, and its result dropped. On a real clock a test
+    cannot say for sure whether the wait ends before or after the tool's last bytecodes (a
+    race), so the watch reads a clock of the test's, which the tool moves: 2 s past a 1 s
+    timeout, then exactly 1 s (within it, at the limit)."""
+    from types import SimpleNamespace
+
+    from agentlab import _watched
+
+    clock = [100.0]  # not 0: a start of 0 would hide a start added instead of subtracted
+    monkeypatch.setattr(_watched, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+
+    def taking(seconds: float):
+        @tool
+        def slow() -> str:
+            """Takes its seconds on the test's clock."""
+            clock[0] += seconds
+            return "xyzzy"
+        return slow
+
+    late = Toolbox([taking(2.0)]).call("slow", "{}", timeout=1.0)
+    assert late.error == ("slow did not finish within 1 s and was abandoned (it finished after "
+                          "2.00 s, too late: its result was dropped)")
+    assert "xyzzy" not in late.content
+    on_time = Toolbox([taking(1.0)]).call("slow", "{}", timeout=1.0)
+    assert on_time.error is None and on_time.content == "xyzzy"
 
 
 # --- the mutants of masking.py and api_checks.py that outlived the suite ------------------------
