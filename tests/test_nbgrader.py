@@ -128,6 +128,41 @@ def test_a_verdict_printed_by_the_students_function_is_not_believed():
         handin.exercise("check_observe", forges_a_verdict)
 
 
+def test_an_answer_that_cannot_travel_gets_a_message_that_says_what_to_change():
+    """A check passes in the notebook, but its answer holds a lock made outside it: the hand-in
+    says why it cannot be graded, not a pickling traceback."""
+    import threading
+
+    guard = threading.Lock()
+
+    def observe(messages, call, outcome):
+        with guard:
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": "{}"})
+
+    with pytest.raises(AssertionError, match=r"could not be sent to the fresh process .*"
+                       r"a lock, a thread or an open file cannot be sent"):
+        handin.exercise("check_observe", observe)
+
+
+def test_the_graded_cells_of_every_student_notebook_are_locked_as_nbgrader_releases_them():
+    """A student can neither edit nor delete a graded cell in JupyterLab, nor delete an answer
+    cell: nbgrader needs them back as released."""
+    needs_nbgrader()
+    for path in source_notebooks():
+        from agentlab.course.sources import student_path
+
+        student = nbformat.read(student_path(path), as_version=4)
+        graded = [c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade")
+                  and not c.metadata["nbgrader"].get("solution")]
+        answers = [c for c in student.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        assert graded and answers, path.name
+        for cell in graded:
+            assert cell.metadata.get("editable") is False, (path.name, cell.source[:60])
+            assert cell.metadata.get("deletable") is False, (path.name, cell.source[:60])
+        for cell in answers:
+            assert cell.metadata.get("deletable") is False, (path.name, cell.source[:60])
+
+
 def test_an_unknown_check_is_no_pass():
     with pytest.raises(AssertionError, match="no exercise check named"):
         handin.exercise("print", stub_loop)

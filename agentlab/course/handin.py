@@ -86,7 +86,14 @@ def _pickled(answers: tuple) -> bytes:
             return super().reducer_override(obj)
 
     buffer = io.BytesIO()
-    AnswerPickler(buffer).dump(tuple(answers))
+    try:
+        AnswerPickler(buffer).dump(tuple(answers))
+    except Exception as e:  # noqa: BLE001 - any reason it cannot go is the student's to fix
+        raise AssertionError(
+            f"your answer could not be sent to the fresh process that grades it "
+            f"({type(e).__name__}: {str(e)[:200]}). Keep what it uses outside itself to "
+            "functions, modules and plain values (a lock, a thread or an open file cannot be "
+            "sent): make them inside the function instead") from None
     return buffer.getvalue()
 
 

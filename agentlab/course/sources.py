@@ -37,13 +37,16 @@ def student_path(source: pathlib.Path) -> pathlib.Path:
 
 def student_version(source):
     """The student's notebook made from a source notebook (an nbformat NotebookNode), by
-    nbgrader's preprocessors: answers become `...`, hidden tests and mark schemes go."""
-    from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme, ClearSolutions
+    nbgrader's preprocessors: answers become `...`, hidden tests and mark schemes go, and the
+    cells nbgrader needs back are locked as `nbgrader generate_assignment` locks them (a graded
+    cell can be neither edited nor deleted in JupyterLab, an answer cell not deleted)."""
+    from nbgrader.preprocessors import (ClearHiddenTests, ClearMarkScheme, ClearSolutions,
+                                        LockCells)
 
     notebook = copy.deepcopy(source)
     resources: dict = {}
     for preprocessor in (ClearSolutions(code_stub={"python": CODE_STUB}), ClearHiddenTests(),
-                         ClearMarkScheme()):
+                         ClearMarkScheme(), LockCells()):
         notebook, resources = preprocessor.preprocess(notebook, resources)
     return notebook
 
@@ -64,15 +67,20 @@ def with_saved_outputs(student, saved):
     return student, stale
 
 
-def sources_of(notebook) -> list[tuple[str, str, dict]]:
-    """What must agree between a student notebook and its source: each cell's type, source
-    and nbgrader metadata (without what a release adds: checksums, the cell's type again)."""
+def sources_of(notebook) -> list[tuple[str, str, dict, tuple]]:
+    """What must agree between a student notebook and its source: each cell's type, source,
+    nbgrader metadata (without what a release adds: checksums, the cell's type again) and
+    locks (editable, deletable)."""
     def graded(cell) -> dict:
         meta = dict(cell.get("metadata", {}).get("nbgrader", {}))
         meta.pop("checksum", None)
         meta.pop("cell_type", None)
         return meta
-    return [(cell["cell_type"], cell["source"], graded(cell)) for cell in notebook["cells"]]
+
+    def locks(cell) -> tuple:
+        return tuple(cell.get("metadata", {}).get(key, True) for key in ("editable", "deletable"))
+    return [(cell["cell_type"], cell["source"], graded(cell), locks(cell))
+            for cell in notebook["cells"]]
 
 
 def lay_out_course(root, solutions: pathlib.Path) -> list[str]:
