@@ -118,6 +118,10 @@ if SPAWNER == "systemd":
     c.SystemdSpawner.dynamic_users = True
     c.SystemdSpawner.isolate_tmp = True
     c.SystemdSpawner.disable_user_sudo = True
+    # A systemd unit keeps no PATH from the hub: without this environment's bin/ first on it,
+    # a terminal in a server finds neither `python` (this environment's, with agentlab) nor
+    # `nbgrader`, and nbgrader itself cannot start `alembic`, which its gradebook runs.
+    c.SystemdSpawner.extra_paths = [str(pathlib.Path(sys.executable).parent)]
 elif SPAWNER == "same-user":
     # Asked for by name, for a trial on the teacher's own machine: no limits, no isolation.
     print(f"jupyterhub_config.py: AGENTLAB_SPAWNER=same-user: {SAME_USER_RISK}. For a trial "
@@ -140,7 +144,7 @@ c.Spawner.default_url = "/lab"
 # answers: the answer, "no", is given as a default (agentlab.course.launcher.LAB_DEFAULTS; a
 # student's own setting still wins) in a settings folder made beside this environment's own,
 # which the students' servers read (they run on this environment: world-readable, as it must be).
-# The students' servers get only the variables JupyterHub keeps (PATH, LANG, ...): no
+# The students' servers get only the variables JupyterHub keeps and the ones set below: no
 # OPENAI_API_KEY or OPENAI_BASE_URL from the hub's environment reaches a notebook, so connect()
 # talks to the offline tutor. Notebook 07 shows a student how to use a key of their own.
 # (installed in this environment, so imported here, after the settings above)
@@ -185,6 +189,10 @@ TEACHER_COURSE = "~/agentlab-course"
 TEACHERS_ONLY = ["nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list"]
 c.Spawner.environment = {"JUPYTER_CONFIG_PATH": str(DEPLOY_FOLDER),
                          "AGENTLAB_EXCHANGE": str(EXCHANGE)}
+# A dynamic user's unit sees the machine read-only but for its home and its /tmp (systemd's
+# ProtectSystem=strict): the exchange is made writable in every server, or no release, fetch
+# or submit could write it.
+c.SystemdSpawner.readwrite_paths = [str(EXCHANGE)]
 
 
 def grading_for(spawner) -> None:

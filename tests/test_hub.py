@@ -74,6 +74,18 @@ def test_without_systemd_the_hub_says_so_in_one_line_at_start(tmp_path):
     assert config.JupyterHub.spawner_class == "systemdspawner.SystemdSpawner"
 
 
+def test_a_systemd_server_finds_this_environments_commands_and_can_write_the_exchange(tmp_path):
+    """A systemd unit keeps no PATH from the hub, and a dynamic user sees the machine read-only:
+    without these, `python` and `nbgrader` are not found in a server's terminal, nbgrader cannot
+    run alembic, and no release or submit can write the exchange."""
+    config, names = deploy_config(tmp_path, systemd=True)
+    bin_folder = pathlib.Path(sys.executable).parent
+    assert config.SystemdSpawner.extra_paths == [str(bin_folder)]
+    for command in ("python", "jupyterhub-singleuser"):
+        assert (bin_folder / command).exists(), command
+    assert config.SystemdSpawner.readwrite_paths == [str(names["EXCHANGE"])]
+
+
 def test_a_same_user_spawner_only_when_asked_for_by_name_with_its_risk(tmp_path, capsys):
     # Every student's kernel as the hub's own user reads the hub's passwords, its cookie secret
     # and database, and every other student's files: never by accident.

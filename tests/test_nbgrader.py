@@ -300,10 +300,13 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
         config.Spawner.pre_spawn_hook(server)
     course = tmp_path / "teacher" / "agentlab-course"
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUPYTER"))}
-    # nbgrader runs alembic, from this environment, on the gradebook
-    base["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    # A server's PATH as systemd's spawner makes it: the config's extra paths before the
+    # default (a unit keeps no PATH from the hub); nbgrader runs alembic from it.
+    base["PATH"] = os.pathsep.join([*config.SystemdSpawner.extra_paths, os.defpath])
     teacher = {**base, **servers["teacher"].environment, "HOME": str(tmp_path / "teacher")}
     assert teacher["AGENTLAB_NBGRADER_COURSE"] == "~/agentlab-course"
+    (tmp_path / "teacher").mkdir()
+    (tmp_path / "teacher" / "agentlab").symlink_to(ROOT)  # the teacher's clone, as the guide says
 
     # The teacher, in the clone, types the guide's commands: the course's folder, the student
     # version, the release.
