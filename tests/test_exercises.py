@@ -440,6 +440,10 @@ def test_check_smallest_budget_refuses_its_neighbours():
     refused(ex.check_smallest_budget(10 ** -1.5), "smaller slider value")
     refused(ex.check_smallest_budget(0.1), "smaller slider value")
     refused(ex.check_smallest_budget(0.01), "does not answer")
+    # Between two slider values, below the smallest that answers, and answering: not told a
+    # smaller slider value works (none does), but that the slider cannot take it
+    message = ex.check_smallest_budget(0.015).message
+    assert "not a value the slider can take" in message and "smaller slider" not in message
     # The default prices' answer, printed in notebook 5 above the exercise, is not this one.
     refused(ex.check_smallest_budget(10 ** -2.75), "does not answer")
     refused(ex.check_smallest_budget("0.018"), "number")

@@ -60,8 +60,12 @@ def check_smallest_budget(max_cost_usd) -> Verdict:
     if not math.isfinite(value) or value <= 0:
         return Verdict(False, f"{value!r}: a budget is a number of dollars above 0")
     run = _run_at(value)
-    if run.ok:
+    if run.ok and value > smallest:
         return Verdict(False, f"${value:g}: it answers, but a smaller slider value works too")
+    if run.ok:  # below the smallest slider value that answers, so between two of its values
+        return Verdict(False, f"${value:g}: it answers, but it is not a value the slider can "
+                       "take (10 to the power -5, -4.75, -4.5, ... 0, its readout rounded to "
+                       "two digits): the exercise asks for the smallest slider value")
     # Why it stopped, in the run's own words: usually the look-ahead, which refuses a call whose
     # worst case could cross the budget even when the whole run would cost less.
     return Verdict(False, f"${value:g}: at {SMALLEST_BUDGET_PRICES} prices it does not answer: "
