@@ -42,6 +42,7 @@ import io
 import json
 import pathlib
 import threading
+import time
 from collections.abc import Sequence
 
 import ipywidgets as W
@@ -102,6 +103,8 @@ def _encoded(canvas) -> bytes:
     pixels.convert("RGB").save(buffer, format="png", compress_level=1)
     return buffer.getvalue()
 
+
+SEND_PAUSE_S = 0.015  # after a press's answer, before its last drawing (_after_the_press)
 
 # The figures are drawn at the size they are shown, at 72 dpi (a point is a pixel): 820 px
 # wide fits the output area of a 1280x800 JupyterLab with its file browser open, so the
@@ -639,6 +642,10 @@ class Playground:
         replaced as the last one since (that run draws its own)."""
         if run is None:
             return
+        # The kernel sends the button's new state from a thread of its own, which needs the
+        # interpreter for a moment: drawing at once would hold it (Agg draws without letting
+        # go) and the button would reach the front end some 20 ms later.
+        time.sleep(SEND_PAUSE_S)
         try:
             self._saved_text(run)
             if self._shown and self.history and self.history[-1] is run:
