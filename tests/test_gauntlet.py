@@ -1275,3 +1275,18 @@ def test_a_grade_that_kills_loops_leaks_no_file_descriptor():
     before = open_descriptors()
     grade(hangs, timeout=0.05, only=["answers", "budget", "time", "history"])
     assert open_descriptors() - before == set()
+
+
+def test_a_loop_that_cannot_travel_to_its_process_is_told_what_to_change():
+    """A loop using a lock made at module level cannot be pickled: grade() says why and what to
+    change, not a pickling traceback."""
+    guard = threading.Lock()
+
+    def locked_loop(user_message, tools, tool_impls, client, model, max_steps=10,
+                    max_cost_usd=0.50):
+        with guard:
+            return "done"
+
+    with pytest.raises(TypeError, match=r"could not send it there \(TypeError: .*lock.*\)\. "
+                       r"Keep what run_agent uses .* make them inside run_agent instead"):
+        grade(locked_loop, only=["answers"])

@@ -89,11 +89,10 @@ def _pickled(answers: tuple) -> bytes:
     try:
         AnswerPickler(buffer).dump(tuple(answers))
     except Exception as e:  # noqa: BLE001 - any reason it cannot go is the student's to fix
-        raise AssertionError(
-            f"your answer could not be sent to the fresh process that grades it "
-            f"({type(e).__name__}: {str(e)[:200]}). Keep what it uses outside itself to "
-            "functions, modules and plain values (a lock, a thread or an open file cannot be "
-            "sent): make them inside the function instead") from None
+        from agentlab.course.gauntlet.boundary import why_it_cannot_travel
+
+        raise AssertionError("your answer could not be sent to the fresh process that grades "
+                             f"it {why_it_cannot_travel(e, 'your function')}") from None
     return buffer.getvalue()
 
 

@@ -66,6 +66,14 @@ class PickledLoop:
         raise TypeError("a pickled loop runs only in a process of its own (LoopProcess)")
 
 
+def why_it_cannot_travel(error: Exception, name: str) -> str:
+    """What a student reads when their function cannot be pickled for a fresh process: the
+    reason, and what to change (the hand-in's graded cells say the same, handin.py)."""
+    return (f"({type(error).__name__}: {str(error)[:200]}). Keep what {name} uses at module "
+            "level to functions, modules and plain values (a lock, a thread or an open file "
+            f"cannot be sent): make them inside {name} instead")
+
+
 def pickled(run_agent) -> bytes:
     """The loop, pickled by value where it was defined outside agentlab (a notebook, a test),
     by reference where it is agentlab's own (agentlab.run_agent itself)."""
@@ -83,11 +91,8 @@ def pickled(run_agent) -> bytes:
     try:
         return cloudpickle.dumps(run_agent)
     except Exception as e:  # noqa: BLE001 - any reason it cannot go is the student's to fix
-        raise CannotSendLoop(
-            f"grade() runs your loop in a fresh process and could not send it there "
-            f"({type(e).__name__}: {str(e)[:200]}). Keep what run_agent uses at module level "
-            "to functions, modules and plain values (a lock, a thread or an open file cannot "
-            "be sent): make them inside run_agent instead") from e
+        raise CannotSendLoop("grade() runs your loop in a fresh process and could not send it "
+                             f"there {why_it_cannot_travel(e, 'run_agent')}") from e
     finally:
         if by_value:
             cloudpickle.unregister_pickle_by_value(module)
