@@ -241,7 +241,7 @@ def test_a_stub_raising_or_wrongly_typed_loop_is_graded_not_crashing():
 
     for loop, evidence in [(stub, "returned None"), (raises, "raised NotImplementedError"),
                            (crashes, "raised KeyError"), (returns_a_run, "returned Run")]:
-        report = grade(loop, timeout=1.0)  # a 1 MB result through the library: not 0.5 s
+        report = grade(loop, timeout=2 * LOADED)  # a 1 MB result through the library, on busy cores
         assert report.held == [], loop.__name__
         assert all(evidence in e.loop for e in report.entries), (loop.__name__, report)
     assert "fill in run_agent" in grade(stub, only=["answers"])["answers"].hint
