@@ -153,6 +153,9 @@ def test_check_estimate_cost():
     refused(ex.check_estimate_cost(lambda p, k, c, i, ki, o: right_cost(p, k, 0, i, ki, o)
                                    + c * i / 1e6), "own")
     refused(ex.check_estimate_cost(lambda *a: round(right_cost(*a), 4)))
+    # the right sum, rounded: told so, not sent back to the formula (a student review)
+    refused(ex.check_estimate_cost(lambda *a: round(right_cost(*a), 6)), "rounded")
+    assert "rounded" not in ex.check_estimate_cost(lambda *a: 0).message
     refused(ex.check_estimate_cost(lambda *a: 0.000044), "should be")
     refused(ex.check_estimate_cost(lambda *a: "$0.000044"), "number")
     # The four-argument formula shown above the exercise is not the answer.

@@ -177,5 +177,11 @@ def _cost_hint(got: float, prompt, cached, completion, p_in, p_cached, p_out) ->
         return "input and output prices are swapped"
     if near(_cost(prompt, cached, 0, p_in, p_cached, p_out) + completion * p_in / 1e6):
         return "completion tokens have their own (higher) price"
+    exact = _cost(prompt, cached, completion, p_in, p_cached, p_out)
+    # not 0: a cost rounded to nothing says nothing of the sum (and a loop returning 0 for
+    # everything is no rounding)
+    if got not in (exact, 0) and any(got == round(exact, digits) for digits in range(13)):
+        return ("the sum is right but rounded: a few tokens cost a fraction of a cent, so "
+                "return the exact value and round only where you print it")
     return ("each kind of token has its price per million: which tokens pay which price, "
             "and are cached tokens counted inside prompt_tokens?")
