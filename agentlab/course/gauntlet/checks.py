@@ -489,8 +489,7 @@ def check_tool_error(run_agent, timeout: float, draw: Draws) -> Entry:
     tool = s.one_argument_tool(name, argument, "Look something up.", fails)
     model = f"asks {_call(name, argument, value)}; the tool raises {kind.__name__}({message!r})"
     trial = _watch(run_agent, f"What about {value}?", [tool],
-                   lambda n: s.asks(s.tool_call(n, 0, name, {argument: value}))
-                   if n == 0 else None, timeout)
+                   _asks_one(name, argument, [value]), timeout)
     hint = "wrap the tool call in try/except and send {'error': str(e)} back as its result"
     failure = _run_failed(trial, timeout)
     if failure:
@@ -519,8 +518,7 @@ def check_unencodable(run_agent, timeout: float, draw: Draws) -> Entry:
     model = (f"asks {_call(tool.name, argument, value)}, which returns a datetime "
              f"({when.isoformat()}); then answers")
     trial = _watch(run_agent, f"When was {value} last updated?", [tool],
-                   lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
-                   if n == 0 else None, timeout)
+                   _asks_one(tool.name, argument, [value]), timeout)
     hint = ("turn the result into text inside the try, or with json.dumps(result, default=str):"
             " a datetime is not JSON")
     failure = _run_failed(trial, timeout)
@@ -545,8 +543,7 @@ def check_truncation(run_agent, timeout: float, draw: Draws) -> Entry:
               f"longer than {MAX_RESULT_CHARS:,}, and the cut result says it was cut")
     model = f"asks {_call(tool.name, argument, value)}, which returns {chars:,} characters"
     trial = _watch(run_agent, f"What does {value} say?", [tool],
-                   lambda n: s.asks(s.tool_call(n, 0, tool.name, {argument: value}))
-                   if n == 0 else None, timeout)
+                   _asks_one(tool.name, argument, [value]), timeout)
     hint = "cut each tool result to a few thousand characters before appending it"
     later = trial.requests[1:2]
     longest = max((len(str(m.get("content") or "")) for r in later for m in r.messages), default=0)
@@ -859,8 +856,7 @@ def check_time(run_agent, timeout: float, draw: Draws) -> Entry:
     tool = s.one_argument_tool(name, argument, "Wait for news.", s.hangs(release))
     model = f"asks {_call(name, argument, value)}, a tool that never returns on its own"
     trial = _watch(run_agent, f"Any news on {value}?", [tool],
-                   lambda n: s.asks(s.tool_call(n, 0, name, {argument: value}))
-                   if n == 0 else None, timeout, on_abandon=[release.set])
+                   _asks_one(name, argument, [value]), timeout, on_abandon=[release.set])
     release.set()
     hint = ("run each tool call in a thread and wait about a second at most "
             "(worker.join(timeout), notebook 4b); send back an error if it has not finished")
