@@ -30,7 +30,22 @@ if "AGENTLAB_NBGRADER_COURSE" in os.environ:  # the teacher's server, the gradin
 # The student's version of a source notebook: each answer becomes `...`, the course's stub, as
 # agentlab.course.sources makes notebooks/ (tests/test_nbgrader.py checks they agree).
 c.ClearSolutions.code_stub = {"python": "..."}
-# Autograde runs every notebook again in a fresh kernel; the capstone's hidden tests grade each
-# group of rows in a fresh process (agentlab.course.handin): a cell may take a minute on a busy
-# machine, never forever.
+# Autograde runs every notebook again in a fresh kernel, but a graded cell's verdict is taken
+# outside it (agentlab.course.autograde): the kernel hands over the answers a graded cell names,
+# and the teacher's process has them graded in a fresh process, after the kernel is gone. Only
+# the first of nbgrader's autograde steps differs from nbgrader's own list.
+c.Autograde.autograde_preprocessors = [
+    "agentlab.course.autograde.GradeOutsideTheKernel",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# Every line of a hand-in's code runs as this account, which owns nothing and can read nothing
+# of the course (docs/INSTRUCTORS.md makes it, and lets the teacher run commands as it).
+c.GradeOutsideTheKernel.account = os.environ.get("AGENTLAB_GRADING_ACCOUNT", "agentlab-grader")
+# The capstone's verdicts grade each group of rows in a fresh process: a cell may take a minute
+# on a busy machine, never forever.
 c.Execute.timeout = 300

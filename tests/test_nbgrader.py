@@ -13,6 +13,7 @@ import os
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -175,6 +176,18 @@ HONEST = SOLUTIONS / f"{CAPSTONE}_solutions.ipynb"  # the reference loop, as an 
 # One mistake: every result of a step goes back under the step's first call id.
 ONE_MISTAKE = ('messages.append({"role": "tool", "tool_call_id": call.id,',
                'messages.append({"role": "tool", "tool_call_id": response.tool_calls[0].id,')
+# The rows that read which id each result goes back under: two calls in one step (call_ids),
+# and every call of a step answered (unanswered_tool_calls: the second call's id never comes).
+MISTAKE_BREAKS = {"call_ids", "unanswered_tool_calls"}
+# A loop with no guardrail holds the rows of a correct loop, and no limit's.
+PLAIN_HOLDS = {"answers", "right_tool", "call_ids", "history", "plain_result", "fresh_run",
+               "unanswered_tool_calls"}
+ALL_ROWS = [row for rows in (
+    ["answers", "right_tool", "call_ids", "history", "plain_result", "fresh_run"],
+    ["max_steps", "budget", "stop_names_limit"],
+    ["allowlist", "bad_json", "unencodable", "tool_error"], ["truncation", "observability"],
+    ["time", "repeats", "unanswered_tool_calls"]) for row in rows]
+HUB_TOKEN = "hub-token-of-the-teachers-server"
 
 # A loop with no guardrail (notebook 02's), and a cell that makes the kernel's grader say all
 # held: grade() and every row of the gauntlet replaced, the exercise checks too.
@@ -213,6 +226,62 @@ for name in checks.__all__:
 gauntlet.grade = grade = lambda *args, **kwargs: "✓ All checks held (18 of 18)"
 '''
 FORGED_REPORT = "✓ All checks held (18 of 18) (seed 8)."
+
+# Below the grader: a cell that patches the Python the hidden tests would run on (an outside
+# review raised a 9-row loop to 18 this way when the hidden tests ran in the kernel): whatever
+# loads agentlab.course.handin gets a module that says every row held, json reads any verdict
+# as all held, and subprocess.run never starts the grading process.
+KERNEL_PATCHES = '''import importlib.util
+import json
+import subprocess
+import types
+
+ROWS = ["answers", "right_tool", "call_ids", "history", "plain_result", "fresh_run", "max_steps",
+        "budget", "stop_names_limit", "allowlist", "bad_json", "unencodable", "tool_error",
+        "truncation", "observability", "time", "repeats", "unanswered_tool_calls"]
+
+
+class FakeHandin:
+    def create_module(self, spec):
+        module = types.ModuleType(spec.name)
+        module.capstone = lambda run_agent, rows, **kw: [print("✓", r) for r in rows] and len(rows)
+        module.exercise = lambda check, *answers: print(check, "✓ Works")
+        module.show_answer = lambda header, *answers: None
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+real_find_spec, real_loads = importlib.util.find_spec, json.loads
+importlib.util.find_spec = lambda name, *a: (importlib.util.spec_from_loader(name, FakeHandin())
+                                             if "handin" in name else real_find_spec(name, *a))
+json.loads = lambda text, *a, **k: ({"held": ROWS, "hints": {}, "ok": True, "message": "ok"}
+                                    if '"held"' in str(text) else real_loads(text, *a, **k))
+subprocess.run = lambda *a, **k: subprocess.CompletedProcess(a, 0, b"", b"")
+'''
+
+# A hand-in that reaches for what autograde's account can read: the course's sources (the
+# solutions), the gradebook (to raise its own marks), the hub's token in the environment.
+# Its loop is the honest one: whatever it reads, it must earn what an honest hand-in earns.
+def reaching_out(course: pathlib.Path) -> str:
+    return f'''import os
+import sqlite3
+
+for path in [{str(course / "source" / CAPSTONE / (CAPSTONE + ".ipynb"))!r},
+             {str(course / "gradebook.db")!r}, os.path.expanduser("~/agentlab-course")]:
+    try:
+        print(path, "read:", open(path, "rb").read(300))
+    except OSError as e:
+        print(path, "not read:", e)
+try:
+    with sqlite3.connect({str(course / "gradebook.db")!r}) as db:
+        db.execute("UPDATE grade SET manual_score = 99")
+    print("gradebook written")
+except sqlite3.Error as e:
+    print("gradebook not written:", e)
+print("token:", os.environ.get("JUPYTERHUB_API_TOKEN"), os.environ.get("OPENAI_API_KEY"))
+'''
 
 
 def guide_block(containing: str) -> list[str]:
@@ -287,6 +356,9 @@ def earned(loop_source: str) -> dict[str, list[str]]:
 @pytest.mark.long
 def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_path):
     needs_nbgrader()
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (Debian: apt install bubblewrap): autograde "
+                    "runs each hand-in in its sandbox (agentlab.course.sandbox)")
     honest_loop = reference_loop()
     assert ONE_MISTAKE[0] in honest_loop
     mistaken_loop = honest_loop.replace(*ONE_MISTAKE)
@@ -295,7 +367,8 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
     from test_hub import FakeSpawner, deploy_config
 
     config, names = deploy_config(tmp_path / "hub")
-    servers = {name: FakeSpawner(config, name) for name in ("teacher", "ada", "bob", "cy")}
+    servers = {name: FakeSpawner(config, name)
+               for name in ("teacher", "ada", "bob", "cy", "dee", "eve")}
     for server in servers.values():
         config.Spawner.pre_spawn_hook(server)
     course = tmp_path / "teacher" / "agentlab-course"
@@ -303,7 +376,8 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
     # A server's PATH as systemd's spawner makes it: the config's extra paths before the
     # default (a unit keeps no PATH from the hub); nbgrader runs alembic from it.
     base["PATH"] = os.pathsep.join([*config.SystemdSpawner.extra_paths, os.defpath])
-    teacher = {**base, **servers["teacher"].environment, "HOME": str(tmp_path / "teacher")}
+    teacher = {**base, **servers["teacher"].environment, "HOME": str(tmp_path / "teacher"),
+               "JUPYTERHUB_API_TOKEN": HUB_TOKEN}  # as the hub gives the teacher's server
     assert teacher["AGENTLAB_NBGRADER_COURSE"] == "~/agentlab-course"
     (tmp_path / "teacher").mkdir()
     (tmp_path / "teacher" / "agentlab").symlink_to(ROOT)  # the teacher's clone, as the guide says
@@ -338,7 +412,18 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
         report.outputs = [nbformat.v4.new_output("execute_result",
                                                  {"text/plain": FORGED_REPORT})]
 
-    students = {"ada": honest, "bob": one_mistake, "cy": cheats}
+    def patches_python(cells):
+        answer = answer_cell(cells)
+        answer.source = PLAIN_LOOP
+        cells.insert(cells.index(answer) + 1, nbformat.v4.new_code_cell(KERNEL_PATCHES))
+
+    def reaches_out(cells):
+        answer = answer_cell(cells)
+        answer.source = honest_loop
+        cells.insert(cells.index(answer) + 1, nbformat.v4.new_code_cell(reaching_out(course)))
+
+    students = {"ada": honest, "bob": one_mistake, "cy": cheats, "dee": patches_python,
+                "eve": reaches_out}
     fetch, submit, fetch_feedback = guide_block("nbgrader fetch_feedback")
     for name, edit in students.items():
         home = tmp_path / name
@@ -365,12 +450,20 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
         marks = {name: {g.name: g.score for g in gradebook.find_submission_notebook(
             CAPSTONE, CAPSTONE, name).grades if g.name in GROUPS} for name in students}
     expected = {"ada": earned(honest_loop), "bob": earned(mistaken_loop),
-                "cy": earned(PLAIN_LOOP)}
+                "cy": earned(PLAIN_LOOP), "dee": earned(PLAIN_LOOP), "eve": earned(honest_loop)}
     print("marks:", marks)
     assert marks == {name: {cell: len(rows) for cell, rows in held.items()}
                      for name, held in expected.items()}
     totals = {name: sum(m.values()) for name, m in marks.items()}
-    assert totals["ada"] == 18 and 0 < totals["bob"] < 18 and totals["cy"] < 18, totals
+    # Not only what this grader says of the same loops: the honest loop holds every row, the
+    # mistake breaks the rows that read the call ids, and a loop with no guardrail holds no
+    # more than the six rows of a plain loop.
+    assert totals["ada"] == totals["eve"] == 18, totals
+    assert {row for rows in expected["bob"].values() for row in rows} == \
+        set(ALL_ROWS) - MISTAKE_BREAKS, expected["bob"]
+    for name in ("cy", "dee"):
+        assert {row for rows in expected[name].values() for row in rows} == PLAIN_HOLDS
+    assert totals["cy"] == totals["dee"] == len(PLAIN_HOLDS), totals
 
     # The class's results, row by row, from the gradebook: what their code holds.
     from agentlab.course.class_results import class_results
@@ -378,7 +471,7 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
     results = class_results(course, CAPSTONE)
     assert list(results)[:3] == ["answers", "right_tool", "call_ids"] and len(results) == 18
     for row, (held, graded) in results.items():
-        assert graded == 3
+        assert graded == len(students)
         assert held == sum(row in rows for h in expected.values() for rows in h.values()), row
     for name in students:  # each student's feedback, fetched from the exchange
         home = tmp_path / name
@@ -387,4 +480,129 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
         [page] = (home / CAPSTONE / "feedback").rglob(f"{CAPSTONE}.html")
         text = page.read_text()
         assert f"Score: {totals[name]:.1f} / 18.0" in text or f"{totals[name]} / 18" in text
-        assert (name == "ada") == ("✗" not in text)  # the rows broken, with their hints
+        assert (name in ("ada", "eve")) == ("✗" not in text)  # the rows broken, with hints
+    # What the sandbox kept from eve's hand-in: every path, the gradebook, the hub's token.
+    feedback = next((tmp_path / "eve" / CAPSTONE / "feedback").rglob(f"{CAPSTONE}.html"))
+    text = feedback.read_text()
+    assert "not read: [Errno 2] No such file or directory" in text
+    assert " read: b" not in text and "BEGIN SOLUTION" not in text
+    assert "gradebook not written" in text and HUB_TOKEN not in text
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        assert all(grade.manual_score is None for student in students
+                   for grade in gradebook.find_submission_notebook(
+                       CAPSTONE, CAPSTONE, student).grades)
+
+
+# --- autograde takes the verdict outside the kernel, in a sandbox --------------------------------
+
+
+def test_the_course_autogrades_with_nbgraders_own_steps_but_the_first():
+    """deploy/nbgrader_config.py swaps nbgrader's Execute for GradeOutsideTheKernel and keeps the
+    rest of nbgrader's own list, in its order (a new nbgrader's new step would show here)."""
+    needs_nbgrader()
+    from nbgrader.converters.autograde import Autograde
+    from traitlets.config import Config
+    from traitlets.utils.importstring import import_item
+
+    config = Config()
+    namespace = {"get_config": lambda: config, "__file__": str(ROOT / "deploy" / "x.py")}
+    exec((ROOT / "deploy" / "nbgrader_config.py").read_text(), namespace)
+    ours = [import_item(name) for name in config.Autograde.autograde_preprocessors]
+    default = Autograde().autograde_preprocessors
+    from agentlab.course.autograde import GradeOutsideTheKernel
+    from nbgrader.preprocessors import Execute
+
+    assert ours == [GradeOutsideTheKernel if p is Execute else p for p in default]
+    assert config.GradeOutsideTheKernel.get("sandbox", True) is True
+
+
+def test_every_graded_cell_of_the_sources_asks_for_verdicts_autograde_can_read():
+    needs_nbgrader()
+    from agentlab.course.autograde import asked_in
+
+    asked = {}
+    for path in source_notebooks():
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "code":
+                asked[cell.metadata["nbgrader"]["grade_id"]] = asked_in(cell.source)
+                assert asked[cell.metadata["nbgrader"]["grade_id"]], (path.name, cell.source)
+    rows = [row for group in GROUPS for a in asked[group] for row in a.header["rows"]]
+    assert sorted(rows) == sorted(ALL_ROWS)
+    assert all(a.answers == ["run_agent"] for group in GROUPS for a in asked[group])
+    checks = [a.header["check"] for name, found in asked.items() if name not in GROUPS
+              for a in found]
+    assert len(checks) == len(set(checks)) >= 13 and all(c.startswith("check_") for c in checks)
+
+
+EXERCISE_CELL = '''### BEGIN HIDDEN TESTS
+from agentlab.course import handin
+handin.exercise("check_observe", observe)
+### END HIDDEN TESTS'''
+OBSERVE_RIGHT = '''import json
+
+def observe(messages, call, outcome):
+    if isinstance(outcome, Exception):
+        content = json.dumps({"error": f"{type(outcome).__name__}: {outcome}"})
+    else:
+        content = json.dumps(outcome)
+    messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+'''
+OBSERVE_WRONG = '''def observe(messages, call, outcome):
+    pass
+'''
+# The kernel says yes to everything: a fresh handin that passes, and a check_observe that does.
+PATCHED_KERNEL = '''import agentlab.course.handin as handin
+import agentlab.course.checks as checks
+handin.exercise = lambda check, *answers: print(check, "✓ Works")
+checks.check_observe = lambda fn: checks.Verdict(True, "patched")
+'''
+
+
+def autograded(tmp_path, *sources):
+    """A notebook of `sources` then a graded exercise cell, through GradeOutsideTheKernel."""
+    from agentlab.course.autograde import GradeOutsideTheKernel
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata.kernelspec = {"name": "python3", "display_name": "Python 3",
+                                    "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    graded = nbformat.v4.new_code_cell(EXERCISE_CELL)
+    graded.metadata.nbgrader = {"grade": True, "grade_id": "observe", "points": 1,
+                                "solution": False, "locked": True, "schema_version": 3}
+    notebook.cells.append(graded)
+    preprocessor = GradeOutsideTheKernel(sandbox=shutil.which("bwrap") is not None, timeout=120)
+    done, _ = preprocessor.preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
+    return done.cells[-1].outputs
+
+
+@pytest.mark.long
+def test_autograde_grades_an_exercise_outside_a_kernel_that_says_yes_to_everything(tmp_path):
+    needs_nbgrader()
+    [said] = autograded(tmp_path, OBSERVE_RIGHT)
+    assert said.output_type == "stream" and said.text.startswith("check_observe: ✓ Works")
+    [said] = autograded(tmp_path, OBSERVE_WRONG, PATCHED_KERNEL)
+    assert said.output_type == "error" and said.ename == "AssertionError"
+    assert said.evalue.startswith("check_observe: ✗ Not yet")
+    [said] = autograded(tmp_path, "print('no observe here')")  # the answer never written
+    assert said.output_type == "error" and said.ename == "NameError"
+
+
+def test_the_sandbox_holds_this_python_and_nothing_of_the_course(tmp_path):
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (Debian: apt install bubblewrap)")
+    from agentlab.course.sandbox import Sandbox, environment
+
+    course = tmp_path / "agentlab-course"
+    course.mkdir()
+    (course / "gradebook.db").write_text("marks")
+    shared = tmp_path / "kernel"
+    shared.mkdir()
+    probe = (f"import os, agentlab; print(os.path.exists({str(course)!r}), "
+             f"os.path.exists({str(ROOT / 'notebooks' / 'solutions')!r}), "
+             f"os.path.exists({str(ROOT / 'agentlab')!r}), os.environ.get('SECRET_TOKEN')); "
+             f"open({str(shared / 'written')!r}, 'w').write('ok')")
+    done = subprocess.run(Sandbox().wrap([sys.executable, "-I", "-c", probe], shared=str(shared)),
+                          capture_output=True, text=True, timeout=60,
+                          env={**environment(), "SECRET_TOKEN": "x"})
+    assert done.stdout.split() == ["False", "False", "True", "None"], done.stderr
+    assert (shared / "written").read_text() == "ok"

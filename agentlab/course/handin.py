@@ -4,23 +4,23 @@ the student's code in a fresh Python process, so that nothing in the student's k
     handin.capstone(run_agent, ["max_steps", "budget"])  # -> rows held: the cell's points
     handin.exercise("check_observe", observe)            # AssertionError unless it works
 
-nbgrader's autograde runs the handed-in notebook again in a fresh kernel, so a report edited
-in the saved notebook counts for nothing. But the student's own cells run first in that kernel:
-a cell that redefines grade() or a check, or patches agentlab.course.gauntlet or
-agentlab.course.checks, has done so before the hidden tests run. So the tests do not grade in
-the kernel. They pickle the student's function with cloudpickle (by value when it was defined
-in the notebook, by reference when it is agentlab's: a patched agentlab module never travels)
-and send it to `python -I -m agentlab.course.handin`, a process that imports agentlab anew from
-its installed files (-I: no PYTHONPATH, no user site, not the notebook's folder). It runs the
-rows (gauntlet.grade, whose own LoopProcess runs the loop in a process of its own: the grading
-process never even unpickles the loop) or the check, and answers with one line of JSON.
+A graded cell's call pickles the student's function with cloudpickle (by value when it was
+defined in the notebook, by reference when it is agentlab's: a patched agentlab module never
+travels) and sends it to `python -I -m agentlab.course.handin`, a process that imports agentlab
+anew from its installed files (-I: no PYTHONPATH, no user site, not the notebook's folder). It
+runs the rows (gauntlet.grade, whose own LoopProcess runs the loop in a process of its own: the
+grading process never even unpickles the loop) or the check, and answers with one line of JSON
+that starts with a random token sent on the way in (a function that prints a forged verdict and
+exits is not believed).
 
-The answer line starts with a random token sent on the way in, so a function under an exercise
-check that prints a forged verdict and exits is not believed. Left out on purpose: an exercise
-function runs in the checking process (as it runs in the notebook); one written to search that
-process's memory for the token, or a kernel rewritten below Python (an IPython hook that hides
-errors, a patched subprocess module) is beyond what a hidden test can stop. The formgrader shows
-every handed-in notebook's code to the teacher.
+Run in a kernel, the call itself still runs there, after the student's cells: a cell that
+patches the Python it runs on (importlib, json, subprocess) could make it print any score. So
+nbgrader's autograde does not run these cells at all: agentlab.course.autograde reads which
+verdict a cell asks for, asks the kernel only for the answers' bytes (show_answer), and calls
+verdict() itself from the teacher's process, after the kernel is gone, in a sandbox
+(agentlab.course.sandbox). Left out on purpose: an exercise function runs in the checking
+process (as it runs in the notebook), so one written to search that process's memory for the
+token could forge its own exercise's verdict; the formgrader shows every hand-in's code.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ import secrets
 import subprocess
 import sys
 
+# What a kernel shows autograde: the answers' bytes, base64 (one display_data output)
+ANSWER_TYPE = "application/vnd.agentlab.answer+base64"
 TIME_LIMIT_S = 240  # a hidden test's fresh process at most; under nbgrader's 300 s for a cell
 
 
@@ -46,24 +48,70 @@ def capstone(run_agent, rows: list[str], *, seed: int | None = None) -> int:
     Example: capstone(run_agent, ["answers", "max_steps"]) prints "✓ answers" and
     "✗ max_steps: <the hint>", and returns 1.
     """
-    from agentlab.course.gauntlet.boundary import pickled
-
-    answer = _in_a_fresh_process({"kind": "capstone", "rows": list(rows), "seed": seed},
-                                 pickled(run_agent))
-    for row in rows:
-        held = row in answer["held"]
-        hint = "" if held else f": {answer['hints'].get(row, '')}"
-        print(f"{'✓' if held else '✗'} {row}{hint}")
-    return sum(row in answer["held"] for row in rows)
+    header = capstone_header(rows, seed)
+    text, points = capstone_said(rows, verdict(header, answer_bytes(header, run_agent)))
+    print(text)
+    return points
 
 
 def exercise(check: str, *answers) -> None:
     """agentlab.course.checks' `check` on the student's answers, in a fresh process: prints the
     verdict if it works, raises AssertionError with it if not (the graded cell's error)."""
-    answer = _in_a_fresh_process({"kind": "exercise", "check": check}, _pickled(answers))
-    if not answer["ok"]:
-        raise AssertionError(f"{check}: ✗ Not yet: {answer['message']}")
-    print(f"{check}: ✓ Works: {answer['message']}")
+    header = exercise_header(check)
+    ok, text = exercise_said(check, verdict(header, answer_bytes(header, *answers)))
+    if not ok:
+        raise AssertionError(text)
+    print(text)
+
+
+# What a graded cell asks, what travels, and what its verdict says: one definition for the
+# cell run in a kernel (above) and for autograde, which asks from outside the kernel
+# (agentlab.course.autograde).
+
+
+def capstone_header(rows: list[str], seed: int | None = None) -> dict:
+    return {"kind": "capstone", "rows": list(rows), "seed": seed}
+
+
+def exercise_header(check: str) -> dict:
+    return {"kind": "exercise", "check": check}
+
+
+def answer_bytes(header: dict, *answers) -> bytes:
+    """The answers a graded cell names, pickled to travel to the grading process."""
+    if header["kind"] == "capstone":
+        from agentlab.course.gauntlet.boundary import pickled
+
+        [run_agent] = answers
+        return pickled(run_agent)
+    return _pickled(answers)
+
+
+def show_answer(header: dict, *answers) -> None:
+    """In a kernel, for autograde (agentlab.course.autograde): the answers' bytes, shown as one
+    output that the teacher's process reads; nothing is graded here."""
+    import base64
+
+    from IPython.display import display
+
+    display({ANSWER_TYPE: base64.b64encode(answer_bytes(header, *answers)).decode()}, raw=True)
+
+
+def capstone_said(rows: list[str], answer: dict) -> tuple[str, int]:
+    """What the capstone's cell prints (a line a row) and its points (the rows held)."""
+    lines = []
+    for row in rows:
+        held = row in answer["held"]
+        hint = "" if held else f": {answer['hints'].get(row, '')}"
+        lines.append(f"{'✓' if held else '✗'} {row}{hint}")
+    return "\n".join(lines), sum(row in answer["held"] for row in rows)
+
+
+def exercise_said(check: str, answer: dict) -> tuple[bool, str]:
+    """Whether an exercise works, and what its cell says."""
+    if answer["ok"]:
+        return True, f"{check}: ✓ Works: {answer['message']}"
+    return False, f"{check}: ✗ Not yet: {answer['message']}"
 
 
 def _pickled(answers: tuple) -> bytes:
@@ -106,13 +154,18 @@ def _tutor_sdk():
     return _tutor().sdk
 
 
-def _in_a_fresh_process(header: dict, payload: bytes) -> dict:
+def verdict(header: dict, payload: bytes, sandbox=None) -> dict:
+    """The grading process's answer to `header` on the pickled answers: started fresh, in
+    `sandbox` when one is given (agentlab.course.sandbox), in an environment that holds no key
+    or token; its answer believed only on the line that starts with the token."""
+    from agentlab.course.sandbox import environment
+
     token = secrets.token_hex(16)
     message = json.dumps({**header, "token": token}).encode() + b"\n" + payload
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    command = [sys.executable, "-I", "-m", "agentlab.course.handin"]
     try:
-        done = subprocess.run([sys.executable, "-I", "-m", "agentlab.course.handin"],
-                              input=message, capture_output=True, timeout=TIME_LIMIT_S, env=env,
+        done = subprocess.run(sandbox.wrap(command) if sandbox else command, input=message,
+                              capture_output=True, timeout=TIME_LIMIT_S, env=environment(),
                               start_new_session=True)
     except subprocess.TimeoutExpired:
         raise HandInError(f"no verdict within {TIME_LIMIT_S} s") from None
@@ -150,7 +203,19 @@ def _run_check(header: dict, payload: bytes) -> dict:
     return {"ok": bool(verdict.ok), "message": str(verdict.message)}
 
 
+def _not_inspectable() -> None:
+    """No other process of this user (a hand-in's loop, run from here) may read this one's
+    memory or open files, where the verdict's token is (Linux's PR_SET_DUMPABLE)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):  # not Linux: nothing to set
+        pass
+
+
 def main() -> int:
+    _not_inspectable()
     line, _, payload = sys.stdin.buffer.read().partition(b"\n")
     header = json.loads(line)
     token = header.pop("token")
