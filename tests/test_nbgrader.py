@@ -538,15 +538,14 @@ EXERCISE_CELL = '''### BEGIN HIDDEN TESTS
 from agentlab.course import handin
 handin.exercise("check_observe", observe)
 ### END HIDDEN TESTS'''
-OBSERVE_RIGHT = '''import json
+def right_observe_source() -> str:
+    """test_exercises' right answer to 01's observe, as a student's cell."""
+    import inspect
 
-def observe(messages, call, outcome):
-    if isinstance(outcome, Exception):
-        content = json.dumps({"error": f"{type(outcome).__name__}: {outcome}"})
-    else:
-        content = json.dumps(outcome)
-    messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
-'''
+    from test_exercises import right_observe
+
+    return "import json\n\n" + inspect.getsource(right_observe).replace("def right_observe(",
+                                                                         "def observe(")
 OBSERVE_WRONG = '''def observe(messages, call, outcome):
     pass
 '''
@@ -578,7 +577,7 @@ def autograded(tmp_path, *sources):
 @pytest.mark.long
 def test_autograde_grades_an_exercise_outside_a_kernel_that_says_yes_to_everything(tmp_path):
     needs_nbgrader()
-    [said] = autograded(tmp_path, OBSERVE_RIGHT)
+    [said] = autograded(tmp_path, right_observe_source())
     assert said.output_type == "stream" and said.text.startswith("check_observe: ✓ Works")
     [said] = autograded(tmp_path, OBSERVE_WRONG, PATCHED_KERNEL)
     assert said.output_type == "error" and said.ename == "AssertionError"
