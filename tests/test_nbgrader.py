@@ -164,6 +164,29 @@ def test_the_graded_cells_of_every_student_notebook_are_locked_as_nbgrader_relea
             assert cell.metadata.get("deletable") is False, (path.name, cell.source[:60])
 
 
+def test_a_helper_module_beside_the_notebook_travels_with_the_answer(tmp_path, monkeypatch,
+                                                                      capsys):
+    """A student's own .py file, imported by the notebook: the grading process starts elsewhere
+    (under autograde, in a sandbox that cannot see the notebook's folder), so it goes by value."""
+    (tmp_path / "my_helpers.py").write_text(
+        "import json\n\n\ndef as_text(outcome):\n"
+        "    if isinstance(outcome, Exception):\n"
+        "        return json.dumps({'error': f'{type(outcome).__name__}: {outcome}'})\n"
+        "    return json.dumps(outcome)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import my_helpers
+
+    def observe(messages, call, outcome):
+        messages.append({"role": "tool", "tool_call_id": call.id,
+                         "content": my_helpers.as_text(outcome)})
+
+    handin.exercise("check_observe", observe)
+    assert capsys.readouterr().out.startswith("check_observe: ✓ Works")
+    import cloudpickle  # and nothing stays registered by value after the answer has gone
+
+    assert "my_helpers" not in cloudpickle.list_registry_pickle_by_value()
+
+
 def test_an_unknown_check_is_no_pass():
     with pytest.raises(AssertionError, match="no exercise check named"):
         handin.exercise("print", stub_loop)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pathlib
 import secrets
 import subprocess
 import sys
@@ -79,12 +80,45 @@ def exercise_header(check: str) -> dict:
 
 def answer_bytes(header: dict, *answers) -> bytes:
     """The answers a graded cell names, pickled to travel to the grading process."""
-    if header["kind"] == "capstone":
-        from agentlab.course.gauntlet.boundary import pickled
+    with _local_modules_by_value():
+        if header["kind"] == "capstone":
+            from agentlab.course.gauntlet.boundary import pickled
 
-        [run_agent] = answers
-        return pickled(run_agent)
-    return _pickled(answers)
+            [run_agent] = answers
+            return pickled(run_agent)
+        return _pickled(answers)
+
+
+@contextlib.contextmanager
+def _local_modules_by_value():
+    """A helper module of the student's own (a .py file beside the notebook) travels with the
+    answers, by value: the grading process does not start in the notebook's folder (under
+    autograde it cannot even see it). Installed modules (the environment's, the Python it was
+    made from, agentlab) go by name, as always."""
+    import cloudpickle
+
+    installed = tuple(str(pathlib.Path(p).resolve()) for p in {
+        sys.prefix, sys.base_prefix, sys.exec_prefix,
+        pathlib.Path(__file__).resolve().parents[1]})
+    local = []
+    for module in list(sys.modules.values()):
+        where = getattr(module, "__file__", None)
+        if not where or getattr(module, "__name__", "__main__") == "__main__":
+            continue
+        where = str(pathlib.Path(where).resolve())
+        if not where.startswith(installed) and not any(
+                part in ("site-packages", "dist-packages") for part in pathlib.Path(where).parts):
+            local.append(module)
+    local = [m for m in local if m.__name__ not in cloudpickle.list_registry_pickle_by_value()]
+    for module in local:
+        cloudpickle.register_pickle_by_value(module)
+    try:
+        yield
+    finally:
+        registered = cloudpickle.list_registry_pickle_by_value()
+        for module in local:
+            if module.__name__ in registered:  # the loop's own module may be done with already
+                cloudpickle.unregister_pickle_by_value(module)
 
 
 def show_answer(header: dict, *answers) -> None:
