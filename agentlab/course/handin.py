@@ -19,8 +19,9 @@ nbgrader's autograde does not run these cells at all: agentlab.course.autograde 
 verdict a cell asks for, asks the kernel only for the answers' bytes (show_answer), and calls
 verdict() itself from the teacher's process, after the kernel is gone, in a sandbox
 (agentlab.course.sandbox). Left out on purpose: an exercise function runs in the checking
-process (as it runs in the notebook), so one written to search that process's memory for the
-token could forge its own exercise's verdict; the formgrader shows every hand-in's code.
+process (as it runs in the notebook), beside the check that calls it, so one written to patch
+that check (or to search the process for the token) could forge its own exercise's verdict,
+never another's nor the capstone's; the formgrader shows every hand-in's code.
 """
 
 from __future__ import annotations
