@@ -992,6 +992,7 @@ def is_json(text):
 def one_bug(bug):
     """from_scratch's loop (every guardrail) with one bug put in."""
     remembered = []  # for "repeat memory kept across runs": one list for every run
+    conversation = []  # for "messages kept across runs": one messages list for every run
 
     def call_tool(name, raw, tool_impls, history):
         if bug == "runs the first tool for every call" and name in tool_impls:
@@ -1015,6 +1016,9 @@ def one_bug(bug):
 
     def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
         messages = [{"role": "user", "content": user_message}]
+        if bug == "messages kept across runs":
+            messages = conversation
+            messages.append({"role": "user", "content": user_message})
         spent, history, shown = 0.0, [], []
         if bug == "repeat memory kept across runs":
             history = remembered
@@ -1101,6 +1105,38 @@ def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row,
             # the repeats row asks three tools: the first one run for all is a repeat
             "runs the first tool for every call": {"repeats"}}
     assert broken - {row} <= also.get(bug, set())
+
+
+@pytest.mark.parametrize("seed", [17, 3])
+def test_messages_kept_across_runs_say_so_in_every_row_they_break(seed):
+    """A review: a messages list kept in a global broke answers, plain_result and others with
+    their own hints (about answers, about plain results), which sent the student to the wrong
+    place. The grader sees each run's first request carry an earlier run's messages."""
+    report = grade(one_bug("messages kept across runs"), seed=seed)
+    assert "fresh_run" in report.broken and len(report.broken) > 1, report
+    for name in report.broken:
+        assert "fresh conversation at each call of run_agent" in report[name].hint, report[name]
+        assert "of an earlier run" in report[name].loop
+
+
+def test_a_runs_first_request_holds_only_its_own_task_when_fresh():
+    from agentlab.course.gauntlet.watch import Request, Trial
+
+    def first_request(*messages):
+        return Trial(task="Look up B-2.", earlier_tasks=["Look up A-1.", "Look up B-2."],
+                     requests=[Request(messages=list(messages), tools=[], output_before=0)])
+
+    system = {"role": "system", "content": "Use the tools."}
+    task = {"role": "user", "content": "Task: Look up B-2."}
+    assert first_request(system, task).left_over == 0  # a prompt of the loop's own is no leftover
+    assert first_request(task, "junk", None).left_over == 0
+    assert Trial(task="t").left_over == 0  # no request at all
+    earlier = [{"role": "user", "content": "Look up A-1."},
+               {"role": "assistant", "content": None, "tool_calls": []},
+               {"role": "tool", "tool_call_id": "call_0_0", "content": "{}"}]
+    assert first_request(*earlier, task).left_over == 3
+    # the same task given twice (max_steps' two runs): its reply still gives the first away
+    assert first_request(task, *earlier[1:], task).left_over == 2
 
 
 def test_the_honest_one_bug_base_holds_every_row():

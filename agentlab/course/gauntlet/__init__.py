@@ -53,7 +53,9 @@ The loop itself, right on ordinary tasks (notebooks 02 and 03 teach each)
     plain_result   a tool that works. Held: its result goes back not marked as a failure.
     fresh_run      two runs in one process: the same call 3 times in the first, once in the
                    second. Held: it runs in the second, whose first request holds nothing of
-                   the first run.
+                   the first run. Every run is watched for this: a run whose first request
+                   holds an earlier run's messages (a reply, a result, its task) kept them in a
+                   list outside run_agent, and every row that breaks with it says so first.
 
 The chapter's guardrails
     max_steps      the model never stops asking for tools. run_agent gets two step limits, one

@@ -126,6 +126,7 @@ class LoopProcess:
         self.send_lock = threading.Lock()
         self._send({"loop": self.loop, "path": sys.path, "log_levels": _log_levels()})
         self.ready = False
+        self.tasks: list[str] = []  # the tasks this process was given: what a run may keep
 
     def _send(self, message) -> None:
         with self.send_lock:
@@ -174,7 +175,8 @@ class LoopProcess:
         """One run of the loop; what it did, as this process recorded it."""
         if self.child is None or self.child.poll() is not None:
             self.start()
-        trial = Trial()
+        trial = Trial(task=task, earlier_tasks=list(self.tasks))
+        self.tasks.append(task)
         if why := self._wait_until_ready():
             trial.finished, trial.raised = True, LoopCrashed(why)
             self.child = None

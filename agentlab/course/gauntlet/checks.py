@@ -47,6 +47,11 @@ REPEAT_BY_ARGUMENTS_HINT = ("a repeat is the same tool AND the same arguments: k
                             "still runs")
 REPEAT_IN_A_ROW_HINT = (REPEAT_HINT + "; count each call over the whole run, not only in a row: "
                         "asked between other calls, it is still the same call")
+FRESH_CONVERSATION_HINT = (
+    "start a fresh conversation at each call of run_agent: messages = [{'role': 'user', "
+    "'content': user_message}] made inside it, not a list kept outside it (a global) between "
+    "runs. A run was sent an earlier run's messages, so what this row read is mixed with "
+    "theirs: fix that first, then grade again")
 MARKER_HINT = ("mark a failure as one, so the model knows its call failed: "
                "json.dumps({'error': ...}), or text starting 'Error:'")
 
@@ -110,9 +115,14 @@ def _entry(name, trial, held, expect, model, loop, hint="", chapter=True) -> Ent
     """One check's entry; trial may be a list of runs (one per setting): their costs add up.
     A run handed to agentlab.run_agent is the library's work, not the student's: it breaks."""
     trials = trial if isinstance(trial, list) else [trial]
+    left_over = max(t.left_over for t in trials)
     if any(t.library for t in trials):
         held, hint = False, LIBRARY_HINT
         loop = f"handed the run to agentlab.run_agent (the library's loop, not yours); {loop}"
+    elif left_over and not held:  # whatever else broke, the row read an earlier run's messages
+        hint = FRESH_CONVERSATION_HINT
+        loop += (f"; a run's first model call was sent {left_over} message"
+                 f"{'s' * (left_over != 1)} of an earlier run")
     return Entry(name=name, held=held, expect=expect, model=model, loop=redact(loop),
                  cost_usd=sum(t.cost_usd for t in trials),
                  calls=sum(len(t.requests) for t in trials),
@@ -786,12 +796,9 @@ def check_fresh_run(run_agent, timeout: float, draw: Draws) -> Entry:
     if failure:
         return _failed_entry("fresh_run", [first, second], failure, expect, model, hint,
                              before="the first run returned; the second ")
-    leftovers = bool(second.requests) and tasks[0] in json.dumps(second.requests[0].messages)
     ran_again = len(second.tool_calls) == 1
-    held = ran_again and not leftovers
+    held = ran_again and not second.left_over  # _entry says what was left over
     loop = f"second run: ran {tool.name} {len(second.tool_calls)} time(s), {_returned(second)}"
-    if leftovers:
-        loop += "; its first model call was sent the first run's messages"
     if not ran_again:
         loop += "; the call did not run: the first run's repeats were still counted"
     return _entry("fresh_run", [first, second], held, expect, model, loop, hint)

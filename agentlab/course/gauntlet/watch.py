@@ -107,13 +107,42 @@ class Trial:
     raised: BaseException | None = None
     abandoned: bool = False
     library_runs: int = 0  # runs of agentlab.run_agent the loop's process counted
+    task: str = ""                 # the user message this run was given
+    earlier_tasks: list[str] = dataclasses.field(default_factory=list)  # before it, same process
 
     @property
     def cost_usd(self) -> float:
         return sum(r.cost_usd for r in self.requests)
 
     @property
+    def left_over(self) -> int:
+        """How many messages of an earlier run this run's first model call was sent. That call
+        holds the task (and perhaps a system prompt) and nothing the model said: it has not
+        answered yet. So a reply or a tool result there, or an earlier run's task, was kept
+        from before: a messages list made outside run_agent, kept between its calls."""
+        if not self.requests:
+            return 0
+        return sum(_from_before(m, self.task, self.earlier_tasks)
+                   for m in self.requests[0].messages)
+
+    @property
     def library(self) -> bool:
         """The run was the library's loop: counted in the loop's process, or seen here by the
         calls it made."""
         return bool(self.library_runs) or any(r.library for r in self.requests)
+
+
+def _from_before(message, task: str, earlier_tasks: list[str]) -> bool:
+    """A message in a run's first model call that an earlier run left (see Trial.left_over).
+
+    Example: {"role": "tool", ...} -> True; {"role": "user", "content": <this run's task>}
+             -> False; {"role": "user", "content": <an earlier run's task>} -> True
+    """
+    if not isinstance(message, dict):
+        return False
+    if message.get("role") in ("assistant", "tool", "function"):
+        return True
+    content = message.get("content")
+    text = content if isinstance(content, str) else repr(content)
+    return message.get("role") == "user" and task not in text and any(
+        earlier in text for earlier in earlier_tasks)
