@@ -529,6 +529,18 @@ def test_a_loop_that_hard_codes_its_step_limit_breaks_every_row_the_count_decide
     assert "does the loop read its max_steps?" in report["repeats"].hint
 
 
+@pytest.mark.parametrize("seed", [17, 3, 5])
+def test_a_step_cap_of_its_own_is_named_in_max_steps_and_leaves_repeats_alone(seed):
+    """A review: `for step in range(10)` got max_steps' generic hint, and lost repeats though
+    its repeat guard is right. The hint says what the grader saw; repeats judges repeats."""
+    report = grade(with_changes(steps=10), seed=seed)
+    assert report.broken == ["max_steps"], report
+    hint = report["max_steps"].hint
+    assert re.search(r"stopped after 10 model calls with max_steps=\d and again with "
+                     r"max_steps=\d: the loop ignores its max_steps argument", hint), hint
+    assert "use the argument" in hint
+
+
 def test_one_step_short_of_the_limit_breaks_max_steps():
     entry = grade(with_changes(stop_text=None, steps=None), only=["max_steps"])["max_steps"]
     assert entry.held  # the unchanged loop, for contrast
@@ -1101,10 +1113,14 @@ def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row,
     # with no budget code never says the budget stopped it; a loop that answers only the first
     # call leaves the others' ids without their results.
     also = {"returns None at the step limit": {"repeats", "stop_names_limit"},
-            "no budget": {"stop_names_limit"}, "first call only": {"call_ids"},
+            "no budget": {"stop_names_limit"},
+            # the repeats row asks its new questions in one message, too
+            "first call only": {"call_ids", "repeats"},
             # the repeats row asks three tools: the first one run for all is a repeat
             "runs the first tool for every call": {"repeats"}}
     assert broken - {row} <= also.get(bug, set())
+    if "repeats" in broken and bug == "first call only":  # the refused request, not repeats
+        assert "every call in response.tool_calls" in report["repeats"].hint, report["repeats"]
 
 
 @pytest.mark.parametrize("seed", [17, 3])
