@@ -1135,24 +1135,46 @@ def test_messages_kept_across_runs_say_so_in_every_row_they_break(seed):
         assert "of an earlier run" in report[name].loop
 
 
-def test_a_runs_first_request_holds_only_its_own_task_when_fresh():
+def test_a_runs_first_request_carries_an_earlier_run_only_with_what_that_run_was_given():
     from agentlab.course.gauntlet.watch import Request, Trial
+
+    reply = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_0_0", "type": "function",
+         "function": {"name": "find_ledger", "arguments": '{"id": "A-1"}'}}]}
 
     def first_request(*messages):
         return Trial(task="Look up B-2.", earlier_tasks=["Look up A-1.", "Look up B-2."],
+                     earlier_replies=[reply, {"role": "assistant", "content": "Done."}],
                      requests=[Request(messages=list(messages), tools=[], output_before=0)])
 
     system = {"role": "system", "content": "Use the tools."}
     task = {"role": "user", "content": "Task: Look up B-2."}
     assert first_request(system, task).left_over == 0  # a prompt of the loop's own is no leftover
-    assert first_request(task, "junk", None).left_over == 0
+    example = [{"role": "user", "content": "What is 2 + 2?"},
+               {"role": "assistant", "content": "4"}]
+    assert first_request(system, *example, task).left_over == 0  # nor are its own examples
+    assert first_request(task, "junk", None, {"role": "assistant", "tool_calls": 7}).left_over == 0
     assert Trial(task="t").left_over == 0  # no request at all
-    earlier = [{"role": "user", "content": "Look up A-1."},
-               {"role": "assistant", "content": None, "tool_calls": []},
-               {"role": "tool", "tool_call_id": "call_0_0", "content": "{}"}]
-    assert first_request(*earlier, task).left_over == 3
-    # the same task given twice (max_steps' two runs): its reply still gives the first away
+    earlier = [{"role": "user", "content": "Look up A-1."}, dict(reply, refusal=None),
+               {"role": "tool", "tool_call_id": "call_0_0", "content": "{}"},
+               {"role": "assistant", "content": "Done."}]
+    assert first_request(*earlier, task).left_over == 3  # the task and both replies
+    # the same task given twice (max_steps' two runs): the replies still give the first away
     assert first_request(task, *earlier[1:], task).left_over == 2
+
+
+def test_a_worked_example_of_the_loops_own_in_every_conversation_is_no_leftover():
+    example = [{"role": "user", "content": "What is 2 + 2?"},
+               {"role": "assistant", "content": "4"}]
+
+    def with_an_example(user_message, tools, tool_impls, client, model, **limits):
+        class Prepending:  # from_scratch's loop, each conversation opened with the example
+            def chat(self, messages, **options):
+                return client.chat(messages=example + messages, **options)
+        return from_scratch(user_message, tools, tool_impls, Prepending(), model, **limits)
+
+    report = grade(with_an_example, only=["fresh_run", "answers", "history"], seed=17)
+    assert report.broken == [], report
 
 
 def test_the_honest_one_bug_base_holds_every_row():

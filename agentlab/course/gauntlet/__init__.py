@@ -54,8 +54,9 @@ The loop itself, right on ordinary tasks (notebooks 02 and 03 teach each)
     fresh_run      two runs in one process: the same call 3 times in the first, once in the
                    second. Held: it runs in the second, whose first request holds nothing of
                    the first run. Every run is watched for this: a run whose first request
-                   holds an earlier run's messages (a reply, a result, its task) kept them in a
-                   list outside run_agent, and every row that breaks with it says so first.
+                   holds an earlier run's messages (its task, a reply the model gave there)
+                   kept them in a list outside run_agent, and every row that breaks with it
+                   says so first. A prompt or worked examples of the loop's own are not those.
 
 The chapter's guardrails
     max_steps      the model never stops asking for tools. run_agent gets two step limits, one

@@ -122,7 +122,7 @@ def _entry(name, trial, held, expect, model, loop, hint="", chapter=True) -> Ent
     elif left_over and not held:  # whatever else broke, the row read an earlier run's messages
         hint = FRESH_CONVERSATION_HINT
         loop += (f"; a run's first model call was sent {left_over} message"
-                 f"{'s' * (left_over != 1)} of an earlier run")
+                 f"{'s' * (left_over != 1)} of an earlier run (its task, the model's replies)")
     return Entry(name=name, held=held, expect=expect, model=model, loop=redact(loop),
                  cost_usd=sum(t.cost_usd for t in trials),
                  calls=sum(len(t.requests) for t in trials),

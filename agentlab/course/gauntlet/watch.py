@@ -108,7 +108,9 @@ class Trial:
     abandoned: bool = False
     library_runs: int = 0  # runs of agentlab.run_agent the loop's process counted
     task: str = ""                 # the user message this run was given
-    earlier_tasks: list[str] = dataclasses.field(default_factory=list)  # before it, same process
+    # what earlier runs in the same process were given: their tasks and the model's replies
+    earlier_tasks: list[str] = dataclasses.field(default_factory=list)
+    earlier_replies: list[dict] = dataclasses.field(default_factory=list)
 
     @property
     def cost_usd(self) -> float:
@@ -116,13 +118,14 @@ class Trial:
 
     @property
     def left_over(self) -> int:
-        """How many messages of an earlier run this run's first model call was sent. That call
-        holds the task (and perhaps a system prompt) and nothing the model said: it has not
-        answered yet. So a reply or a tool result there, or an earlier run's task, was kept
-        from before: a messages list made outside run_agent, kept between its calls."""
+        """How many messages of an earlier run this run's first model call was sent: an earlier
+        run's task, or a reply the model gave in an earlier run. Only a messages list made
+        outside run_agent, kept between its calls, sends them; a prompt or examples of the
+        loop's own are neither."""
         if not self.requests:
             return 0
-        return sum(_from_before(m, self.task, self.earlier_tasks)
+        said = {_said(reply) for reply in self.earlier_replies}
+        return sum(_from_before(m, self.task, self.earlier_tasks, said)
                    for m in self.requests[0].messages)
 
     @property
@@ -132,16 +135,31 @@ class Trial:
         return bool(self.library_runs) or any(r.library for r in self.requests)
 
 
-def _from_before(message, task: str, earlier_tasks: list[str]) -> bool:
+def _said(message: dict) -> tuple:
+    """What an assistant message says: its text and its calls, as (name, arguments).
+
+    Example: {"content": None, "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}
+             -> ("", (("f", "{}"),))
+    """
+    calls = message.get("tool_calls")
+    calls = calls if isinstance(calls, list) else []
+    functions = [c.get("function") if isinstance(c, dict) else None for c in calls]
+    return (str(message.get("content") or ""), tuple(
+        (str(f.get("name")), str(f.get("arguments"))) if isinstance(f, dict) else ("", "")
+        for f in functions))
+
+
+def _from_before(message, task: str, earlier_tasks: list[str], said: set) -> bool:
     """A message in a run's first model call that an earlier run left (see Trial.left_over).
 
-    Example: {"role": "tool", ...} -> True; {"role": "user", "content": <this run's task>}
-             -> False; {"role": "user", "content": <an earlier run's task>} -> True
+    Example: {"role": "user", "content": <an earlier run's task>} -> True;
+             {"role": "user", "content": <this run's task>} -> False;
+             {"role": "assistant", ...} -> True if the model said it in an earlier run
     """
     if not isinstance(message, dict):
         return False
-    if message.get("role") in ("assistant", "tool", "function"):
-        return True
+    if message.get("role") == "assistant":
+        return _said(message) in said
     content = message.get("content")
     text = content if isinstance(content, str) else repr(content)
     return message.get("role") == "user" and task not in text and any(
