@@ -511,6 +511,13 @@ def test_check_success_rates():
     refused(ex.check_success_rates(answered), "result.solved")
     percent = lambda results: {k: 100 * v for k, v in by_hand(results).items()}
     refused(ex.check_success_rates(percent), "percentage")
+    # the right shares, rounded: told so, not sent back to the formula (a student review)
+    for digits in (2, 3):
+        refused(ex.check_success_rates(
+            lambda results: {k: round(v, digits) for k, v in by_hand(results).items()}),
+            "rounded")
+    assert "rounded" not in ex.check_success_rates(
+        lambda results: {k: 0 for k in by_hand(results)}).message
     refused(ex.check_success_rates(lambda results: {1: 0.0, 2: 0.5, 4: 1.0}))
     refused(ex.check_success_rates(lambda results: {r.setting: 1.0 for r in results}))
     off_by_one = lambda results: {s: sum(r.solved for r in results if r.setting == s) /

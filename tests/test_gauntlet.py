@@ -529,6 +529,18 @@ def test_a_loop_that_hard_codes_its_step_limit_breaks_every_row_the_count_decide
     assert "does the loop read its max_steps?" in report["repeats"].hint
 
 
+@pytest.mark.parametrize("seed", [17, 3, 5])
+def test_a_step_cap_of_its_own_is_named_in_max_steps_and_leaves_repeats_alone(seed):
+    """A review: `for step in range(10)` got max_steps' generic hint, and lost repeats though
+    its repeat guard is right. The hint says what the grader saw; repeats judges repeats."""
+    report = grade(with_changes(steps=10), seed=seed)
+    assert report.broken == ["max_steps"], report
+    hint = report["max_steps"].hint
+    assert re.search(r"stopped after 10 model calls with max_steps=\d and again with "
+                     r"max_steps=\d: the loop ignores its max_steps argument", hint), hint
+    assert "use the argument" in hint
+
+
 def test_one_step_short_of_the_limit_breaks_max_steps():
     entry = grade(with_changes(stop_text=None, steps=None), only=["max_steps"])["max_steps"]
     assert entry.held  # the unchanged loop, for contrast
@@ -992,6 +1004,7 @@ def is_json(text):
 def one_bug(bug):
     """from_scratch's loop (every guardrail) with one bug put in."""
     remembered = []  # for "repeat memory kept across runs": one list for every run
+    conversation = []  # for "messages kept across runs": one messages list for every run
 
     def call_tool(name, raw, tool_impls, history):
         if bug == "runs the first tool for every call" and name in tool_impls:
@@ -1015,6 +1028,9 @@ def one_bug(bug):
 
     def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
         messages = [{"role": "user", "content": user_message}]
+        if bug == "messages kept across runs":
+            messages = conversation
+            messages.append({"role": "user", "content": user_message})
         spent, history, shown = 0.0, [], []
         if bug == "repeat memory kept across runs":
             history = remembered
@@ -1097,10 +1113,68 @@ def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row,
     # with no budget code never says the budget stopped it; a loop that answers only the first
     # call leaves the others' ids without their results.
     also = {"returns None at the step limit": {"repeats", "stop_names_limit"},
-            "no budget": {"stop_names_limit"}, "first call only": {"call_ids"},
+            "no budget": {"stop_names_limit"},
+            # the repeats row asks its new questions in one message, too
+            "first call only": {"call_ids", "repeats"},
             # the repeats row asks three tools: the first one run for all is a repeat
             "runs the first tool for every call": {"repeats"}}
     assert broken - {row} <= also.get(bug, set())
+    if "repeats" in broken and bug == "first call only":  # the refused request, not repeats
+        assert "every call in response.tool_calls" in report["repeats"].hint, report["repeats"]
+
+
+@pytest.mark.parametrize("seed", [17, 3])
+def test_messages_kept_across_runs_say_so_in_every_row_they_break(seed):
+    """A review: a messages list kept in a global broke answers, plain_result and others with
+    their own hints (about answers, about plain results), which sent the student to the wrong
+    place. The grader sees each run's first request carry an earlier run's messages."""
+    report = grade(one_bug("messages kept across runs"), seed=seed)
+    assert "fresh_run" in report.broken and len(report.broken) > 1, report
+    for name in report.broken:
+        assert "fresh conversation at each call of run_agent" in report[name].hint, report[name]
+        assert "of an earlier run" in report[name].loop
+
+
+def test_a_runs_first_request_carries_an_earlier_run_only_with_what_that_run_was_given():
+    from agentlab.course.gauntlet.watch import Request, Trial
+
+    reply = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_0_0", "type": "function",
+         "function": {"name": "find_ledger", "arguments": '{"id": "A-1"}'}}]}
+
+    def first_request(*messages):
+        return Trial(task="Look up B-2.", earlier_tasks=["Look up A-1.", "Look up B-2."],
+                     earlier_replies=[reply, {"role": "assistant", "content": "Done."}],
+                     requests=[Request(messages=list(messages), tools=[], output_before=0)])
+
+    system = {"role": "system", "content": "Use the tools."}
+    task = {"role": "user", "content": "Task: Look up B-2."}
+    assert first_request(system, task).left_over == 0  # a prompt of the loop's own is no leftover
+    example = [{"role": "user", "content": "What is 2 + 2?"},
+               {"role": "assistant", "content": "4"}]
+    assert first_request(system, *example, task).left_over == 0  # nor are its own examples
+    assert first_request(task, "junk", None, {"role": "assistant", "tool_calls": 7}).left_over == 0
+    assert Trial(task="t").left_over == 0  # no request at all
+    earlier = [{"role": "user", "content": "Look up A-1."}, dict(reply, refusal=None),
+               {"role": "tool", "tool_call_id": "call_0_0", "content": "{}"},
+               {"role": "assistant", "content": "Done."}]
+    assert first_request(*earlier, task).left_over == 3  # the task and both replies
+    # the same task given twice (max_steps' two runs): the replies still give the first away
+    assert first_request(task, *earlier[1:], task).left_over == 2
+
+
+def test_a_worked_example_of_the_loops_own_in_every_conversation_is_no_leftover():
+    example = [{"role": "user", "content": "What is 2 + 2?"},
+               {"role": "assistant", "content": "4"}]
+
+    def with_an_example(user_message, tools, tool_impls, client, model, **limits):
+        class Prepending:  # from_scratch's loop, each conversation opened with the example
+            def chat(self, messages, **options):
+                return client.chat(messages=example + messages, **options)
+        return from_scratch(user_message, tools, tool_impls, Prepending(), model, **limits)
+
+    report = grade(with_an_example, only=["fresh_run", "answers", "history"], seed=17)
+    assert report.broken == [], report
 
 
 def test_the_honest_one_bug_base_holds_every_row():

@@ -126,6 +126,36 @@ def test_the_students_loop_grows_from_03_to_04b_one_graded_row_at_a_time():
         assert f'"{row}"' in rows["04b_beyond_the_chapter"], row
 
 
+def test_a_stub_is_the_body_of_its_function_not_a_stray_line_after_it():
+    """A review: notebook 02's answer region held the whole tool, so the student saw the stub's
+    def and a top-level `...` after it. The region sits in the function: `...` is its body."""
+    for path in STUDENTS:
+        for cell in cells_of(path):
+            lines = [line for line in "".join(cell["source"]).splitlines() if line.strip()]
+            for before, line in zip(lines, lines[1:]):
+                assert not (line == "..." and before.startswith((" ", "\t"))), \
+                    f"{path.name}: a stray `...` after {before.strip()!r}"
+
+
+CLOCK_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")  # as sanitize.cfg masks
+
+
+@pytest.mark.parametrize("stem", ["02_tools", "03_the_loop_in_forty_lines"])
+def test_a_clock_time_shown_before_notebook_03_explains_it_says_why_yours_differs(stem):
+    """A review: 02 and 03 showed the pinned clock's time (and token counts that depend on its
+    weekday) with no word why a student's own run shows another. The markdown right above or
+    below each such cell says the clock is the reason."""
+    for path in (ROOT / f"{stem}.ipynb", ROOT / "solutions" / f"{stem}_solutions.ipynb"):
+        cells = cells_of(path)
+        for n, cell in enumerate(cells):
+            if cell["cell_type"] != "code" or not CLOCK_TIME.search(shown(cell)):
+                continue
+            above = next(("".join(c["source"]) for c in reversed(cells[:n])
+                          if c["cell_type"] == "markdown"), "")
+            below = "".join(cells[n + 1]["source"]) if n + 1 < len(cells) else ""
+            assert "clock" in above + below, f"{path.name}, cell {n}: {shown(cell)[:80]}"
+
+
 def test_no_student_notebook_shows_a_solution_cell():
     for path in STUDENTS:
         text = path.read_text()

@@ -110,6 +110,17 @@ def as_number(value) -> float | None:
     return float(value)
 
 
+def rounded(got: float, exact: float) -> bool:
+    """got is exact rounded to some number of decimals: the right value, rounded too early.
+    Not 0: a value rounded to nothing says nothing of the sum (and a function returning 0 for
+    everything is no rounding).
+
+    Example: rounded(0.83, 5 / 6) -> True;  rounded(0.8, 2 / 3) -> False;  rounded(0, 0.004)
+             -> False
+    """
+    return got not in (exact, 0) and any(got == round(exact, digits) for digits in range(13))
+
+
 def tutor_client(model: str = TUTOR):
     return connect(model)
 

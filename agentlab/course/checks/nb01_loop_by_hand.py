@@ -11,8 +11,8 @@ import types
 from agentlab.toolkit import get_weather
 from agentlab.tutor.reading import error_in_text
 
-from ._common import (Verdict, as_number, attempt, is_stub_result, returned_nothing, short,
-                      still_a_stub, tutor_client)
+from ._common import (Verdict, as_number, attempt, is_stub_result, returned_nothing, rounded,
+                      short, still_a_stub, tutor_client)
 
 COAT = "What's the weather in {city}, and should I take a coat?"
 
@@ -177,10 +177,7 @@ def _cost_hint(got: float, prompt, cached, completion, p_in, p_cached, p_out) ->
         return "input and output prices are swapped"
     if near(_cost(prompt, cached, 0, p_in, p_cached, p_out) + completion * p_in / 1e6):
         return "completion tokens have their own (higher) price"
-    exact = _cost(prompt, cached, completion, p_in, p_cached, p_out)
-    # not 0: a cost rounded to nothing says nothing of the sum (and a loop returning 0 for
-    # everything is no rounding)
-    if got not in (exact, 0) and any(got == round(exact, digits) for digits in range(13)):
+    if rounded(got, _cost(prompt, cached, completion, p_in, p_cached, p_out)):
         return ("the sum is right but rounded: a few tokens cost a fraction of a cent, so "
                 "return the exact value and round only where you print it")
     return ("each kind of token has its price per million: which tokens pay which price, "

@@ -10,8 +10,8 @@ import functools
 import inspect
 import types
 
-from ._common import (Verdict, as_number, attempt, is_stub_result, returned_nothing, short, spied,
-                      tutor_client)
+from ._common import (Verdict, as_number, attempt, is_stub_result, returned_nothing, rounded,
+                      short, spied, tutor_client)
 
 _CHECK_TASKS = 6  # the first six of sweeps.MEASURE_TASKS
 
@@ -112,6 +112,10 @@ def _rate_hint(results, got, expected) -> str:
             return "an answer is not a correct answer: use result.solved"
         if all(abs(float(got[k]) - 100 * expected[k]) < 1e-6 for k in expected):
             return "a share is between 0 and 1, not a percentage"
+        wrong = [k for k in expected if abs(float(got[k]) - expected[k]) > 1e-9]
+        if all(rounded(float(got[k]), expected[k]) for k in wrong):
+            return ("the shares are right but rounded: return them exact (5 of 6 is "
+                    "0.8333...), and round only where you print them")
     except (TypeError, ValueError):
         pass
     return "for each setting, the solved results divided by all results at that setting"

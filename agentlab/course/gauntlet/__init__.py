@@ -53,7 +53,10 @@ The loop itself, right on ordinary tasks (notebooks 02 and 03 teach each)
     plain_result   a tool that works. Held: its result goes back not marked as a failure.
     fresh_run      two runs in one process: the same call 3 times in the first, once in the
                    second. Held: it runs in the second, whose first request holds nothing of
-                   the first run.
+                   the first run. Every run is watched for this: a run whose first request
+                   holds an earlier run's messages (its task, a reply the model gave there)
+                   kept them in a list outside run_agent, and every row that breaks with it
+                   says so first. A prompt or worked examples of the loop's own are not those.
 
 The chapter's guardrails
     max_steps      the model never stops asking for tools. run_agent gets two step limits, one
@@ -110,9 +113,11 @@ Beyond the chapter (notebook 04b teaches each)
     time           the tool never returns on its own. Held: run_agent returns text within the
                    check's timeout anyway (give up on a tool after about a second), and the hung
                    call, if the run goes on, is answered with an error.
-    repeats        the model asks one tool for several different arguments, then one call
-                   again and again, first between new questions to another tool, then by turns
-                   with a third tool asked the very same arguments. The rule: the same tool with
+    repeats        the model asks one tool for several different arguments (parallel calls
+                   in one message, so the first repeat past the rule comes at its 8th reply
+                   however many: a step cap of 10 sees it), then one call again and again,
+                   first between new questions to another tool, then by turns with a third
+                   tool asked the very same arguments. The rule: the same tool with
                    the same arguments runs at most 3 times in a run. It runs twice, with the
                    same max_steps and task: 2 to 4 different arguments in one run, 4 to 5 more
                    than that in the other. Held, in both: every call's first ask runs (new
@@ -121,7 +126,8 @@ Beyond the chapter (notebook 04b teaches each)
                    it). A guard by tool name alone (a tool refused after N runs, whatever its
                    arguments) cannot hold both runs, whatever N; one counting only in a row
                    never sees the repeat asked between others; one keyed on the arguments alone
-                   refuses the third tool.
+                   refuses the third tool; one that answers only the first call of a message
+                   leaves the others unanswered, and the API refuses its next request.
     unanswered_tool_calls
                    the model asks for 2 to 4 calls in one message. Held: the next request
                    answers every call id with a tool message (the API refuses one that does not).

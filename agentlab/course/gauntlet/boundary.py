@@ -126,6 +126,9 @@ class LoopProcess:
         self.send_lock = threading.Lock()
         self._send({"loop": self.loop, "path": sys.path, "log_levels": _log_levels()})
         self.ready = False
+        # what this process was given, run by run: what a loop may keep from one run to the next
+        self.tasks: list[str] = []
+        self.replies: list[dict] = []
 
     def _send(self, message) -> None:
         with self.send_lock:
@@ -174,7 +177,9 @@ class LoopProcess:
         """One run of the loop; what it did, as this process recorded it."""
         if self.child is None or self.child.poll() is not None:
             self.start()
-        trial = Trial()
+        trial = Trial(task=task, earlier_tasks=list(self.tasks),
+                      earlier_replies=list(self.replies))
+        self.tasks.append(task)
         if why := self._wait_until_ready():
             trial.finished, trial.raised = True, LoopCrashed(why)
             self.child = None
@@ -227,6 +232,7 @@ class LoopProcess:
                                              respond=respond)
         if status == 200:
             request.reply = payload["choices"][0]["message"]
+            self.replies.append(request.reply)
             request.cost_usd = _cost(payload)
         else:
             error = payload.get("error", {}) if isinstance(payload, dict) else {}

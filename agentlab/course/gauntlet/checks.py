@@ -47,6 +47,11 @@ REPEAT_BY_ARGUMENTS_HINT = ("a repeat is the same tool AND the same arguments: k
                             "still runs")
 REPEAT_IN_A_ROW_HINT = (REPEAT_HINT + "; count each call over the whole run, not only in a row: "
                         "asked between other calls, it is still the same call")
+FRESH_CONVERSATION_HINT = (
+    "start a fresh conversation at each call of run_agent: messages = [{'role': 'user', "
+    "'content': user_message}] made inside it, not a list kept outside it (a global) between "
+    "runs. A run was sent an earlier run's messages, so what this row read is mixed with "
+    "theirs: fix that first, then grade again")
 MARKER_HINT = ("mark a failure as one, so the model knows its call failed: "
                "json.dumps({'error': ...}), or text starting 'Error:'")
 
@@ -110,9 +115,14 @@ def _entry(name, trial, held, expect, model, loop, hint="", chapter=True) -> Ent
     """One check's entry; trial may be a list of runs (one per setting): their costs add up.
     A run handed to agentlab.run_agent is the library's work, not the student's: it breaks."""
     trials = trial if isinstance(trial, list) else [trial]
+    left_over = max(t.left_over for t in trials)
     if any(t.library for t in trials):
         held, hint = False, LIBRARY_HINT
         loop = f"handed the run to agentlab.run_agent (the library's loop, not yours); {loop}"
+    elif left_over and not held:  # whatever else broke, the row read an earlier run's messages
+        hint = FRESH_CONVERSATION_HINT
+        loop += (f"; a run's first model call was sent {left_over} message"
+                 f"{'s' * (left_over != 1)} of an earlier run (its task, the model's replies)")
     return Entry(name=name, held=held, expect=expect, model=model, loop=redact(loop),
                  cost_usd=sum(t.cost_usd for t in trials),
                  calls=sum(len(t.requests) for t in trials),
@@ -285,13 +295,16 @@ def check_max_steps(run_agent, timeout: float, draw: Draws) -> Entry:
             hints.append("return a sentence that says the step limit stopped the run, for "
                          f"example 'Stopped: step limit reached ({max_steps} steps).'")
         runs.append(run)
-        if calls > max(limits):  # no limit at all: a second run would only repeat that
-            break
+        if calls > NEVER_STOPS:  # no limit at all (the model gave up): a second run would only
+            break                # repeat that
     counts = {len(trial.requests) for trial in trials}
     if len(trials) == 2 and len(counts) == 1:  # the same count under both limits
-        hints.insert(0, f"made {_calls(counts.pop())} with max_steps={limits[0]} and with "
-                        f"max_steps={limits[1]}: the loop ignores its max_steps argument; "
-                        "count up to it: for step in range(max_steps)")
+        made = counts.pop()
+        hints.insert(0, f"stopped after {made} model call{'s' * (made != 1)} with "
+                        f"max_steps={limits[0]} and "
+                        f"again with max_steps={limits[1]}: the loop ignores its max_steps "
+                        "argument and counts to a number of its own; use the argument: for "
+                        "step in range(max_steps)")
     return _entry("max_steps", trials, not hints, expect, model, "; ".join(runs),
                   hints[0] if hints else "")
 
@@ -786,12 +799,9 @@ def check_fresh_run(run_agent, timeout: float, draw: Draws) -> Entry:
     if failure:
         return _failed_entry("fresh_run", [first, second], failure, expect, model, hint,
                              before="the first run returned; the second ")
-    leftovers = bool(second.requests) and tasks[0] in json.dumps(second.requests[0].messages)
     ran_again = len(second.tool_calls) == 1
-    held = ran_again and not leftovers
+    held = ran_again and not second.left_over  # _entry says what was left over
     loop = f"second run: ran {tool.name} {len(second.tool_calls)} time(s), {_returned(second)}"
-    if leftovers:
-        loop += "; its first model call was sent the first run's messages"
     if not ran_again:
         loop += "; the call did not run: the first run's repeats were still counted"
     return _entry("fresh_run", [first, second], held, expect, model, loop, hint)
@@ -881,29 +891,34 @@ def check_time(run_agent, timeout: float, draw: Draws) -> Entry:
 # the repeat at most MAX_IDENTICAL_RUNS times) and the second only if N >= more + 1. As `more`
 # is more than MAX_IDENTICAL_RUNS above `fewer`, no N does both: whatever it is, and however it
 # is computed from what the runs share (max_steps, the task, the tool).
+# The different arguments come in one message, as parallel calls: each still runs and counts
+# as a call of the tool, but the run reaches its first refusable repeat at the model's 8th
+# reply, whatever `more` is. So a loop whose step cap is a number of its own (10, not its
+# max_steps) is judged here on its repeats; the max_steps row tells it about the cap.
 FEWER_NEW = (2, 4)            # different arguments asked in the smaller run
 MORE_NEW_ABOVE = (1, 2)       # the larger run asks MAX_IDENTICAL_RUNS + this many more
-ROOM_FOR_REPEATS = (4, 6)     # max_steps: the larger count + this many calls of the repeat
+ROOM_FOR_REPEATS = (4, 6)     # max_steps: the replies up to the repeat + this many more
 REPEATS_BUDGET = 0.50         # far more than a run costs (under $0.002)
 
 
-def _asked(sequence: list[tuple[str, str]], trial: Trial) -> list[tuple[str, str]]:
-    """The calls the loop was asked for: reply n asks sequence[n], for each reply it received."""
+def _asked(sequence: list[list[tuple[str, str]]], trial: Trial) -> list[tuple[str, str]]:
+    """The calls the loop was asked for, in order: reply n asks the calls of sequence[n], for
+    each reply it received."""
     received = sum(r.reply is not None for r in trial.requests)
-    return sequence[:received]
+    return [call for calls in sequence[:received] for call in calls]
 
 
 def _repeats_run(trial: Trial, argument: str, values: list[str], stuck: str,
-                 sequence: list[tuple[str, str]], max_steps: int) -> tuple[str, list[str]]:
+                 sequence: list[list[tuple[str, str]]], max_steps: int) -> tuple[str, list[str]]:
     """The evidence of one repeats run and what is wrong with it (most telling first)."""
     ran = [(c.name, c.arguments.get(argument)) for c in trial.tool_calls]
     asked = _asked(sequence, trial)
-    repeated, twin = (sequence[len(values)][0], stuck), (sequence[-1][0], stuck)
+    repeated, twin = sequence[1][0], sequence[-1][0]
     # Every call's first ask is a new question and runs: the repeated call's too, and the twin
     # tool's, asked with the same arguments once the repeated call ran its 3 times.
     skipped = [call for call in dict.fromkeys(asked) if call not in ran]
     runs = max(ran.count(repeated), ran.count(twin))
-    run = (f"with {len(values)} different {argument}s first: ran "
+    run = (f"with {len(values)} different {argument}s first (in one message): ran "
            f"{len(set(ran) - {repeated, twin})} of {len(set(asked) - {repeated, twin})} new "
            f"questions, {repeated[0]}({stuck!r}) {ran.count(repeated)} times (asked between "
            f"others) and {twin[0]}({stuck!r}) {ran.count(twin)} times, over "
@@ -925,17 +940,26 @@ def _repeats_run(trial: Trial, argument: str, values: list[str], stuck: str,
     return run, wrong
 
 
-def _repeats_sequence(tools, values: list[str], stuck: str, between: list[str]) -> list:
-    """What the repeats check's model asks, in order: (tool name, argument value).
+def _repeats_sequence(tools, values: list[str], stuck: str,
+                      between: list[str]) -> list[list[tuple[str, str]]]:
+    """What the repeats check's model asks, reply by reply: the calls of each, as (tool name,
+    argument value).
 
-    Example: first tool A, twin B, other C: A(v1), A(v2), A(s), C(n1), A(s), C(n2), A(s),
-             C(n3), A(s), C(n4), A(s), B(s), A(s), B(s), ...
+    Example: first tool A, twin B, other C: [A(v1), A(v2)], [A(s)], [C(n1)], [A(s)], [C(n2)],
+             [A(s)], [C(n3)], [A(s)], [C(n4)], [A(s)], [B(s)], [A(s)], [B(s)], ...
     """
     first, twin, other = (tool.name for tool in tools)
-    sequence = [(first, v) for v in values]
+    sequence = [[(first, v) for v in values]]  # the new questions, as parallel calls
     for value in between:  # the repeated call, each time between two new questions
-        sequence += [(first, stuck), (other, value)]
-    return sequence + [(first, stuck), (twin, stuck)] * NEVER_STOPS + [(twin, stuck)]
+        sequence += [[(first, stuck)], [(other, value)]]
+    return sequence + [[(first, stuck)], [(twin, stuck)]] * NEVER_STOPS + [[(twin, stuck)]]
+
+
+def _asks_calls(sequence: list[list[tuple[str, str]]], argument: str) -> callable:
+    """A script whose reply n asks the calls of sequence[n] (parallel calls when several)."""
+    return lambda n: s.asks(*[s.tool_call(n, i, name, {argument: value})
+                              for i, (name, value) in enumerate(sequence[n])]
+                            ) if n < NEVER_STOPS else None
 
 
 def check_repeats(run_agent, timeout: float, draw: Draws) -> Entry:
@@ -951,30 +975,31 @@ def check_repeats(run_agent, timeout: float, draw: Draws) -> Entry:
     fewer = draw.integer(*FEWER_NEW)
     counts = draw.shuffled([fewer, fewer + MAX_IDENTICAL_RUNS + draw.integer(*MORE_NEW_ABOVE)])
     between = MAX_IDENTICAL_RUNS + 1
-    max_steps = max(counts) + 2 * between + draw.integer(*ROOM_FOR_REPEATS)
+    max_steps = 1 + 2 * between + draw.integer(*ROOM_FOR_REPEATS)
     expect = (f"the same call (tool and arguments) runs at most {MAX_IDENTICAL_RUNS} times in a "
               "run, counted over the whole run, not only in a row; a call past that is refused, "
               "or the run stops at it; every call with new arguments runs, and so does another "
               f"tool asked with the same arguments (max_steps={max_steps}, in two runs)")
     model = (f"asks {tool.name} for {counts[0]} different {argument}s in one run, {counts[1]} "
-             f"in the other, then one {tool.name} call again and again, between new questions "
-             f"to {tools[2].name}, then {tools[1].name} with the same {argument}, whatever comes "
-             "back")
-    task = f"Look up each {tool.name.split('_')[-1]} you need, one by one."
+             f"in the other, all in one message, then one {tool.name} call again and again, "
+             f"between new questions to {tools[2].name}, then {tools[1].name} with the same "
+             f"{argument}, whatever comes back")
+    task = f"Look up each {tool.name.split('_')[-1]} you need."
     trials, runs, wrong = [], [], []
     for different in counts:
         *values, stuck = draw.idents(different + 1)
         sequence = _repeats_sequence(tools, values, stuck, draw.idents(between))
-        trial = _watch(run_agent, task, tools,
-                       lambda n, sequence=sequence: s.asks(s.tool_call(
-                           n, 0, sequence[n][0], {argument: sequence[n][1]}))
-                       if n < NEVER_STOPS else None, timeout, max_steps=max_steps,
-                       max_cost_usd=REPEATS_BUDGET)
+        trial = _watch(run_agent, task, tools, _asks_calls(sequence, argument), timeout,
+                       max_steps=max_steps, max_cost_usd=REPEATS_BUDGET)
         trials.append(trial)
         failure = _run_failed(trial, timeout)
         if failure:
             before = "".join(f"{run}; " for run in runs)
-            return _failed_entry("repeats", trials, failure, expect, model, REPEAT_HINT,
+            unanswered = _unanswered(trial, len(values))
+            if unanswered:  # the API refused the next request: the loop raised there
+                failure = (f"{failure[0]}; left {', '.join(unanswered)} unanswered", failure[1])
+            return _failed_entry("repeats", trials, failure, expect, model,
+                                 UNANSWERED_HINT if unanswered else REPEAT_HINT,
                                  chapter=False, before=before)
         run, run_wrong = _repeats_run(trial, argument, values, stuck, sequence, max_steps)
         runs.append(run)
@@ -982,6 +1007,18 @@ def check_repeats(run_agent, timeout: float, draw: Draws) -> Entry:
     wrong.sort(key=lambda hint: hint != REPEAT_BY_NAME_HINT)  # a guard by name: say so first
     return _entry("repeats", trials, not wrong, expect, model, "; ".join(runs),
                   wrong[0] if wrong else "", chapter=False)
+
+
+UNANSWERED_HINT = ("loop over every call in response.tool_calls and append one tool message per "
+                   "call id")
+
+
+def _unanswered(trial: Trial, count: int) -> list[str]:
+    """The ids of the model's first reply's `count` parallel calls that no later request
+    answered (the API refuses a request that leaves one out)."""
+    asked = bool(trial.requests) and trial.requests[0].reply is not None
+    return [f"call_0_{i}" for i in range(count)
+            if asked and _answer_to(trial, f"call_0_{i}") is None]
 
 
 def check_unanswered_tool_calls(run_agent, timeout: float, draw: Draws) -> Entry:
@@ -995,10 +1032,8 @@ def check_unanswered_tool_calls(run_agent, timeout: float, draw: Draws) -> Entry
                    lambda n: s.asks(*[s.tool_call(n, i, tool.name, {argument: v})
                                       for i, v in enumerate(values)]) if n == 0 else None,
                    timeout)
-    hint = "loop over every call in response.tool_calls and append one tool message per call id"
-    asked = bool(trial.requests) and trial.requests[0].reply is not None
-    unanswered = [f"call_0_{i}" for i in range(count)
-                  if asked and _answer_to(trial, f"call_0_{i}") is None]
+    hint = UNANSWERED_HINT
+    unanswered = _unanswered(trial, count)
     failure = _run_failed(trial, timeout)
     if failure:
         what = f"; left {', '.join(unanswered)} unanswered" if unanswered else ""

@@ -107,13 +107,60 @@ class Trial:
     raised: BaseException | None = None
     abandoned: bool = False
     library_runs: int = 0  # runs of agentlab.run_agent the loop's process counted
+    task: str = ""                 # the user message this run was given
+    # what earlier runs in the same process were given: their tasks and the model's replies
+    earlier_tasks: list[str] = dataclasses.field(default_factory=list)
+    earlier_replies: list[dict] = dataclasses.field(default_factory=list)
 
     @property
     def cost_usd(self) -> float:
         return sum(r.cost_usd for r in self.requests)
 
     @property
+    def left_over(self) -> int:
+        """How many messages of an earlier run this run's first model call was sent: an earlier
+        run's task, or a reply the model gave in an earlier run. Only a messages list made
+        outside run_agent, kept between its calls, sends them; a prompt or examples of the
+        loop's own are neither."""
+        if not self.requests:
+            return 0
+        said = {_said(reply) for reply in self.earlier_replies}
+        return sum(_from_before(m, self.task, self.earlier_tasks, said)
+                   for m in self.requests[0].messages)
+
+    @property
     def library(self) -> bool:
         """The run was the library's loop: counted in the loop's process, or seen here by the
         calls it made."""
         return bool(self.library_runs) or any(r.library for r in self.requests)
+
+
+def _said(message: dict) -> tuple:
+    """What an assistant message says: its text and its calls, as (name, arguments).
+
+    Example: {"content": None, "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}
+             -> ("", (("f", "{}"),))
+    """
+    calls = message.get("tool_calls")
+    calls = calls if isinstance(calls, list) else []
+    functions = [c.get("function") if isinstance(c, dict) else None for c in calls]
+    return (str(message.get("content") or ""), tuple(
+        (str(f.get("name")), str(f.get("arguments"))) if isinstance(f, dict) else ("", "")
+        for f in functions))
+
+
+def _from_before(message, task: str, earlier_tasks: list[str], said: set) -> bool:
+    """A message in a run's first model call that an earlier run left (see Trial.left_over).
+
+    Example: {"role": "user", "content": <an earlier run's task>} -> True;
+             {"role": "user", "content": <this run's task>} -> False;
+             {"role": "assistant", ...} -> True if the model said it in an earlier run
+    """
+    if not isinstance(message, dict):
+        return False
+    if message.get("role") == "assistant":
+        return _said(message) in said
+    content = message.get("content")
+    text = content if isinstance(content, str) else repr(content)
+    return message.get("role") == "user" and task not in text and any(
+        earlier in text for earlier in earlier_tasks)
