@@ -199,9 +199,10 @@ HONEST = SOLUTIONS / f"{CAPSTONE}_solutions.ipynb"  # the reference loop, as an 
 # One mistake: every result of a step goes back under the step's first call id.
 ONE_MISTAKE = ('messages.append({"role": "tool", "tool_call_id": call.id,',
                'messages.append({"role": "tool", "tool_call_id": response.tool_calls[0].id,')
-# The rows that read which id each result goes back under: two calls in one step (call_ids),
-# and every call of a step answered (unanswered_tool_calls: the second call's id never comes).
-MISTAKE_BREAKS = {"call_ids", "unanswered_tool_calls"}
+# The rows whose steps hold several calls, so that the id each result goes back under shows:
+# call_ids (two calls in one step), unanswered_tool_calls (the second call's id never comes)
+# and repeats (its new questions come as parallel calls: the API refuses the next request).
+MISTAKE_BREAKS = {"call_ids", "unanswered_tool_calls", "repeats"}
 # A loop with no guardrail holds the rows of a correct loop, and no limit's.
 PLAIN_HOLDS = {"answers", "right_tool", "call_ids", "history", "plain_result", "fresh_run",
                "unanswered_tool_calls"}
