@@ -14,7 +14,10 @@ import json
 import os
 import pathlib
 import re
+import shlex
+import shutil
 import signal
+import subprocess
 import sys
 import urllib.parse
 
@@ -408,3 +411,65 @@ def test_the_simulation_measures_a_students_kernels_by_their_shared_memory(tmp_p
     table = class_hub.kept_kernels_table([report, other], ["01", "02", "03"])
     assert table.splitlines()[2:] == ["    01       1       196     201",
                                       "    02       2       300     300"]
+
+
+def unit_started_for(config, name, monkeypatch):
+    """What SystemdSpawner hands to systemd-run for `name`'s server: its command, its
+    environment and its unit's properties (systemd-run itself, which needs a running systemd,
+    is not called; the spawner is told the unit runs once it has asked for it)."""
+    from unittest import mock
+
+    from jupyterhub.objects import Hub, Server
+    from systemdspawner import SystemdSpawner, systemd
+
+    asked = {}
+
+    async def start_transient_service(unit_name, cmd, args, working_dir,
+                                      environment_variables=None, properties=None, **kwargs):
+        asked.update(unit=unit_name, command=[*cmd, *args], directory=working_dir,
+                     environment=environment_variables, properties=properties)
+
+    async def running(unit_name):
+        return bool(asked)
+
+    async def no(unit_name):
+        return False
+
+    for name_, fake in (("start_transient_service", start_transient_service),
+                        ("service_running", running), ("service_failed", no),
+                        ("reset_service", no)):
+        monkeypatch.setattr(systemd, name_, fake)
+    user = mock.Mock(escaped_name=name, url=f"/user/{name}/", id=1, server=Server())
+    user.name = name
+    spawner = SystemdSpawner(config=config, user=user, hub=Hub(), api_token="a-token",
+                             oauth_client_id=f"jupyterhub-user-{name}")
+    config.Spawner.pre_spawn_hook(spawner)
+    asyncio.run(spawner.start())
+    return asked
+
+
+def test_the_units_the_spawner_asks_systemd_for_are_units_systemd_reads(tmp_path, monkeypatch):
+    """No systemd runs here, but its own checker does: every property the class's spawner sets
+    (limits, the exchange made writable, the dynamic user) is one `systemd-analyze verify`
+    knows and can parse, and each server's PATH finds this environment's python and nbgrader."""
+    pytest.importorskip("systemdspawner", reason="the hub extra: pip install -e '.[hub]'")
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is not installed (Debian's systemd package)")
+    config, names = deploy_config(tmp_path)
+    for name in ("teacher", "ada"):
+        asked = unit_started_for(config, name, monkeypatch)
+        assert asked["environment"]["PATH"].split(":")[0] == str(pathlib.Path(sys.executable)
+                                                                  .parent)
+        assert ("AGENTLAB_NBGRADER_COURSE" in asked["environment"]) == (name == "teacher")
+        lines = ["[Service]", "ExecStart=" + " ".join(shlex.quote(w) for w in asked["command"]),
+                 f"WorkingDirectory={asked['directory']}"]
+        for key, value in asked["properties"].items():
+            lines += [f"{key}={v}" for v in (value if isinstance(value, list) else [value])]
+        assert f"ReadWriteDirectories={names['EXCHANGE']}" in lines
+        unit = tmp_path / f"{asked['unit']}.service"
+        unit.write_text("\n".join(lines) + "\n")
+        done = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)],
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        said = done.stdout + done.stderr
+        assert done.returncode == 0 and not re.search(
+            r"Unknown|Failed to parse|Invalid|ignoring|not a valid|bad", said, re.I), said
