@@ -610,6 +610,23 @@ def test_autograde_grades_an_exercise_outside_a_kernel_that_says_yes_to_everythi
     assert said.output_type == "error" and said.ename == "NameError"
 
 
+def test_a_sandbox_that_cannot_be_made_says_what_to_do(tmp_path):
+    from agentlab.course.sandbox import Sandbox, SandboxError
+
+    refusing = tmp_path / "bwrap"  # as bubblewrap answers where user namespaces are off
+    refusing.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\n"
+                        "exit 1\n")
+    refusing.chmod(0o755)
+    with pytest.raises(SandboxError, match=r"cannot make its sandbox on this machine \(bwrap: "
+                       r"No permissions to create new namespace\).*sandbox = False"):
+        Sandbox(str(refusing)).check()
+    from unittest import mock
+
+    with mock.patch("shutil.which", return_value=None), \
+            pytest.raises(SandboxError, match="apt install bubblewrap"):
+        Sandbox()
+
+
 def test_the_sandbox_holds_this_python_and_nothing_of_the_course(tmp_path):
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed (Debian: apt install bubblewrap)")

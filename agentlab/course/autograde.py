@@ -130,7 +130,9 @@ class GradeOutsideTheKernel(Execute):
 
     def preprocess(self, nb, resources=None, km=None):
         self._sandbox = Sandbox() if self.sandbox else None
-        if self._sandbox is None:
+        if self._sandbox is not None:
+            self._sandbox.check()
+        else:
             self.log.warning("Grading hand-ins without a sandbox: a hand-in's code can read "
                              "what you can (c.GradeOutsideTheKernel.sandbox)")
         self._waiting: list[tuple] = []  # (cell, [(asked, payload or error outputs)])

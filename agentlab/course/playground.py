@@ -520,7 +520,8 @@ class Playground:
     def limits(self) -> Limits:
         """The limits the sliders are set to now."""
         return Limits(max_steps=self.max_steps.value, max_cost_usd=self.max_cost_usd.value,
-                      max_seconds=self.max_seconds.value, max_result_chars=self.max_result_chars.value)
+                      max_seconds=self.max_seconds.value,
+                      max_result_chars=self.max_result_chars.value)
 
     def run(self) -> Run | None:
         """Run the chosen task under the sliders' limits; add it to the history and redraw."""
@@ -752,11 +753,13 @@ class Playground:
 
     def _say(self, text: str, error: bool = False) -> None:
         colour = "#b00020" if error else "inherit"
-        self.status.value = f"<span style='color:{colour}'>{'Error: ' if error else ''}{html.escape(text) if error else text}</span>"
+        said = f"Error: {html.escape(text)}" if error else text
+        self.status.value = f"<span style='color:{colour}'>{said}</span>"
 
     @staticmethod
     def _log_html(lines: list[str]) -> str:
-        body = html.escape("\n".join(lines)) if lines else "(the step log appears here during a run)"
+        body = (html.escape("\n".join(lines)) if lines
+                else "(the step log appears here during a run)")
         return f"<pre style='{_LOG_STYLE}'>{body}</pre>"
 
     def _repr_mimebundle_(self, **kwargs):

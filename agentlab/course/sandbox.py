@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
+import subprocess
 import sys
 
 # What a hand-in may know of the environment it is graded in: its language and clock, and the
@@ -73,6 +74,19 @@ class Sandbox:
                 "bubblewrap is not installed: `sudo apt install bubblewrap` (Debian, Ubuntu), "
                 "or set c.GradeOutsideTheKernel.sandbox = False to grade without it, where a "
                 "hand-in's code can read everything you can (docs/INSTRUCTORS.md)")
+
+    def check(self) -> None:
+        """SandboxError unless bubblewrap can make its sandbox here: where user namespaces are
+        off (some containers, some kernels' settings), it is installed but cannot."""
+        done = subprocess.run(self.wrap([sys.executable, "-I", "-c", "pass"]),
+                              capture_output=True, text=True, timeout=60, env=environment())
+        if done.returncode != 0:
+            said = (done.stderr.strip().splitlines() or ["nothing said"])[-1]
+            raise SandboxError(
+                f"bubblewrap cannot make its sandbox on this machine ({said}): it needs user "
+                "namespaces, which this machine or container does not allow. Grade on a machine "
+                "that does, or set c.GradeOutsideTheKernel.sandbox = False, where a hand-in's "
+                "code can read everything you can (docs/INSTRUCTORS.md)")
 
     def wrap(self, command: list[str], *, shared: str | None = None,
              env: dict[str, str] | None = None) -> list[str]:
