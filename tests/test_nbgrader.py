@@ -601,7 +601,10 @@ def autograded(tmp_path, *sources):
 @pytest.mark.long
 def test_autograde_grades_an_exercise_outside_a_kernel_that_says_yes_to_everything(tmp_path):
     needs_nbgrader()
-    [said] = autograded(tmp_path, right_observe_source())
+    # a file handed in beside the notebook is there, as in nbgrader's own autograde
+    (tmp_path / "beside.txt").write_text("handed in")
+    [said] = autograded(tmp_path, "assert open('beside.txt').read() == 'handed in'\n"
+                        + right_observe_source())
     assert said.output_type == "stream" and said.text.startswith("check_observe: ✓ Works")
     [said] = autograded(tmp_path, OBSERVE_WRONG, PATCHED_KERNEL)
     assert said.output_type == "error" and said.ename == "AssertionError"

@@ -100,7 +100,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         if self.sandbox is not None:
             # JPY_PARENT_PID=1: "no parent to watch" (the sandbox's pids are its own), so the
             # kernel neither polls the teacher's pid nor prints how to connect to it
-            kernel_cmd = self.sandbox.wrap(kernel_cmd, shared=self.folder,
+            # The hand-in's own folder (the notebook and the files it came with) is its cwd,
+            # as in nbgrader's own autograde; nothing above it is in the sandbox.
+            kernel_cmd = self.sandbox.wrap(kernel_cmd, shared=self.folder, cwd=kw.get("cwd"),
                                            env={"JPY_PARENT_PID": "1"})
         return await super()._async_launch_kernel(kernel_cmd, **kw)
 

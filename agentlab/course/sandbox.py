@@ -88,14 +88,14 @@ class Sandbox:
                 "that does, or set c.GradeOutsideTheKernel.sandbox = False, where a hand-in's "
                 "code can read everything you can (docs/INSTRUCTORS.md)")
 
-    def wrap(self, command: list[str], *, shared: str | None = None,
+    def wrap(self, command: list[str], *, shared: str | None = None, cwd: str | None = None,
              env: dict[str, str] | None = None) -> list[str]:
         """`command` in a sandbox; `shared`, a folder of the caller's, readable and writable
-        in it at the same path (a kernel's connection file and sockets); `env`, more of the
-        environment."""
+        in it at the same path (a kernel's connection file and sockets); `cwd`, one more such
+        folder, where the command starts (a hand-in's own folder: the files it came with);
+        `env`, more of the environment."""
         args = [self.bwrap, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL",
-                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", HOME,
-                "--clearenv"]
+                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--clearenv"]
         for path in SYSTEM:
             if os.path.islink(path):
                 args += ["--symlink", os.readlink(path), path]
@@ -103,8 +103,10 @@ class Sandbox:
                 args += ["--ro-bind", path, path]
         for path in [*SETTINGS, *python_folders()]:
             args += ["--ro-bind-try", path, path]
-        if shared:
-            args += ["--bind", shared, shared]
+        for folder in (shared, cwd):
+            if folder:
+                args += ["--bind", folder, folder]
+        args += ["--chdir", cwd or HOME]
         env = {**environment(), "HOME": HOME, "TMPDIR": HOME, "MPLCONFIGDIR": HOME,
                "IPYTHONDIR": HOME, "JUPYTER_RUNTIME_DIR": HOME, **(env or {})}
         for name, value in env.items():
