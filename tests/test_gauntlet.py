@@ -1190,6 +1190,125 @@ def test_no_cheat_reaches_a_full_mark(cheat):
         assert "seed" not in report["answers"].loop
 
 
+
+def tuned_wrapper(user_message, tools, tool_impls, client, model, max_steps=10,
+                  max_cost_usd=0.50):
+    """agentlab.run_agent with the spied Steps put back, a max-tokens cap other than the one the
+    grader knew the library's calls by, and a whole-run repeat count of its own round the tools
+    (the library's counts only in a row): it would hold every row, a review found."""
+    from agentlab import loop as library
+
+    while library.Steps.__module__ != "agentlab.loop" or library.Steps.__name__ != "Steps":
+        library.Steps = library.Steps.__mro__[1]
+    counts = {}
+
+    def counted(name, function):
+        def call(**arguments):
+            key = (name, json.dumps(arguments, sort_keys=True, default=str))
+            counts[key] = counts.get(key, 0) + 1
+            if counts[key] > 3:
+                raise RuntimeError(f"{name} already ran 3 times with these arguments")
+            return function(**arguments)
+        return call
+    impls = {name: counted(name, function) for name, function in tool_impls.items()}
+    limits = agentlab.Limits(max_steps=max_steps, max_cost_usd=max_cost_usd, tool_timeout=0.3,
+                             max_repeats=None, max_output_tokens=4096)
+    run = agentlab.run_agent(user_message, (tools, impls), client=client, model=model,
+                             limits=limits, on_step=agentlab.print_step, budget="after")
+    if run.stop_reason == "answered":
+        return run.answer
+    return f"Stopped: {run.stop_reason}: {run.stop_detail}"
+
+
+def test_the_library_loop_is_named_from_its_code_whatever_it_undoes_in_its_process():
+    report = grade(tuned_wrapper, seed=21, timeout=LOADED)
+    assert report.held == [], report
+    assert all(e.loop.startswith("handed the run to agentlab.run_agent (its code calls it: ")
+               for e in report.entries), report
+    # and the hand-in's fresh process reads it the same way
+    from agentlab.course import handin
+
+    assert handin.capstone(tuned_wrapper, ["answers", "repeats"]) == 0
+
+
+def pasted_module(folder: pathlib.Path, name: str):
+    """agentlab/loop.py saved as a module of one's own (its imports made absolute), imported."""
+    import importlib
+
+    from agentlab import loop as library
+
+    source = pathlib.Path(library.__file__).read_text().replace("from .", "from agentlab.")
+    (folder / f"{name}.py").write_text(source)
+    return importlib.import_module(name)
+
+
+@pytest.mark.parametrize("where", ["a notebook cell", "a cell, its model call rewritten",
+                                   "a module of one's own"])
+def test_the_library_loop_pasted_is_named_whatever_arguments_it_is_called_with(
+        where, tmp_path, monkeypatch):
+    if where != "a module of one's own":
+        import inspect
+
+        from agentlab import loop as library
+
+        source = inspect.getsource(library.run_agent)
+        if where == "a cell, its model call rewritten":  # as the student's own loop calls it
+            source = source.replace("max_tokens=limits.max_output_tokens, timeout=clock.left()",
+                                    "")
+            assert "timeout=clock" not in source
+        namespace = dict(vars(library), __name__="__main__")
+        exec(compile(source, "<cell>", "exec"), namespace)
+        pasted = namespace["run_agent"]
+    else:
+        monkeypatch.syspath_prepend(str(tmp_path))
+        pasted = pasted_module(tmp_path, "my_pasted_loop").run_agent
+
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        limits = agentlab.Limits(max_steps=max_steps, max_cost_usd=max_cost_usd,
+                                 tool_timeout=0.3, max_output_tokens=1000)
+        run = pasted(user_message, (tools, tool_impls), client=client, model=model,
+                     limits=limits, on_step=agentlab.print_step)
+        return run.answer or f"Stopped: {run.stop_detail}"
+
+    report = grade(loop, only=["answers", "right_tool", "observability"], timeout=LOADED)
+    assert report.held == [], report
+    assert all("(it runs a pasted copy of its code: the library's loop" in e.loop
+               for e in report.entries), report
+
+
+def test_a_loop_of_ones_own_is_not_named_for_its_name_or_for_using_agentlab():
+    from agentlab.course.gauntlet.boundary import pickled
+    from agentlab.course.gauntlet.carried import library_use
+
+    def run_agent(user_message, tools, tool_impls, client, model, max_steps=10,
+                  max_cost_usd=0.50):
+        return from_scratch(user_message, tools, tool_impls, client, model, max_steps,
+                            agentlab.estimate_cost(None) if max_cost_usd is None else
+                            max_cost_usd)
+
+    def graded(*args, **kwargs):  # a wrapper over one's own loop named run_agent
+        return run_agent(*args, **kwargs)
+
+    assert library_use(pickled(graded)) == ""
+    assert library_use(pickled(from_scratch)) == ""
+    assert library_use(b"not a pickle") == ""  # unreadable: the calls it makes still count
+
+
+def test_what_notebook_08_says_the_code_reading_cannot_see():
+    """A name built at run time is not read in the code (notebook 08 states this limit)."""
+    from agentlab.course.gauntlet.boundary import pickled
+    from agentlab.course.gauntlet.carried import library_use
+
+    def built(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.5):
+        name = "_".join(["run", "agent"])
+        return getattr(agentlab, name)(user_message, (tools, tool_impls)).answer
+
+    def named(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.5):
+        return getattr(agentlab, "run_agent")(user_message, (tools, tool_impls)).answer
+
+    assert library_use(pickled(built)) == ""
+    assert library_use(pickled(named)) == "its code calls it"
+
 def test_the_summary_names_every_argument_beyond_the_defaults():
     full = grade(one_bug(None), seed=4)
     assert full.summary() == f"✓ All checks held ({len(CHECKS)} of {len(CHECKS)}) (seed 4)."

@@ -112,7 +112,9 @@ def _entry(name, trial, held, expect, model, loop, hint="", chapter=True) -> Ent
     trials = trial if isinstance(trial, list) else [trial]
     if any(t.library for t in trials):
         held, hint = False, LIBRARY_HINT
-        loop = f"handed the run to agentlab.run_agent (the library's loop, not yours); {loop}"
+        how = f"{trials[0].library_code}: " if trials[0].library_code else ""
+        loop = (f"handed the run to agentlab.run_agent ({how}the library's loop, not yours); "
+                f"{loop}")
     return Entry(name=name, held=held, expect=expect, model=model, loop=redact(loop),
                  cost_usd=sum(t.cost_usd for t in trials),
                  calls=sum(len(t.requests) for t in trials),
