@@ -202,12 +202,15 @@ def test_the_wrapper_is_caught_however_it_reaches_the_library_loop():
 def test_a_seed_repeats_a_grade_and_no_seed_draws_another():
     first, again = grade(from_scratch, seed=11), grade(from_scratch, seed=11)
     assert [e.model for e in first.entries] == [e.model for e in again.entries]
-    assert first.seed == 11 and "(seed 11)" in first.summary()
+    assert first.seed == 11 and first.summary().endswith(" (seed=11, chosen).")
     # one check alone draws as it does in the whole grade
     assert grade(from_scratch, seed=11, only=["budget"])["budget"].expect == \
         first["budget"].expect
     fresh = [grade(from_scratch, only=["answers"]) for _ in range(3)]
     assert len({r.seed for r in fresh}) > 1
+    # a fresh draw's seed shows, to replay it, and never reads as one chosen
+    assert all(r.summary().endswith(f" (new draws, seed {r.seed}, only=['answers']).")
+               for r in fresh)
     assert len({r["answers"].model for r in fresh}) > 1
     with pytest.raises(TypeError, match="seed is a whole number"):
         grade(from_scratch, seed="7")
@@ -708,8 +711,9 @@ def test_the_report_is_a_table_in_a_notebook_and_text_elsewhere():
     html = report._repr_html_()
     assert html.count("<tr>") == 3 and "<code>bad_json</code>" in html and "✗ broken" in html
     text = repr(report)
-    assert text.splitlines()[0] == ("✗ Not yet: 1 of 2 checks held; broken: bad_json (seed 3, "
-                                    f"timeout={LOADED:g}, only=['answers', 'bad_json']).")
+    assert text.splitlines()[0] == ("✗ Not yet: 1 of 2 checks held; broken: bad_json (seed=3, "
+                                    f"chosen, timeout={LOADED:g}, only=['answers', 'bad_json'])"
+                                    ".")
     assert "✓ held    answers" in text and "hint:" in text
     assert sorted(report.held + report.broken) == ["answers", "bad_json"]
 
@@ -738,7 +742,7 @@ def test_the_capstone_notebooks_show_not_yet_to_students_and_all_held_in_the_sol
     student = saved_output(notebooks / "08_grade_your_own_loop.ipynb")
     assert "✗ Not yet: 0 of 18 checks held" in student and "✓" not in student
     solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop_solutions.ipynb")
-    assert "✓ All checks held (18 of 18) (seed 8)." in solution and "✗" not in solution
+    assert "✓ All checks held (18 of 18) (seed=8, chosen)." in solution and "✗" not in solution
 
 
 def test_a_loop_that_caps_each_reply_holds_the_budget_check():
@@ -1008,6 +1012,8 @@ def one_bug(bug):
             return {"error": "the tool failed"}
         if bug == "a vague error for bad JSON" and not is_json(raw):
             return {"error": "invalid tool call"}  # notebook 4a's vague error
+        if bug == "bad JSON answered 'invalid arguments'" and not is_json(raw):
+            return {"error": "invalid arguments"}  # names the arguments, not what was wrong
         if bug == "the exception's message dropped" and name in tool_impls and is_json(raw):
             result = run_one_call(name, raw, tool_impls, history)
             return {"error": "the tool failed"} if "error" in result else result
@@ -1037,14 +1043,20 @@ def one_bug(bug):
             if bug == "results under the wrong call ids":
                 ids.reverse()
             for call, call_id in zip(calls, ids):
-                line = f"step {step}: {call.function.name}({call.function.arguments})"
+                name = call.function.name
+                if bug == "runs the first call's tool for every call of a message":
+                    name = calls[0].function.name  # the name read once a message
+                line = f"step {step}: {name}({call.function.arguments})"
                 shown.append(line) if bug == "prints at the end" else print(line)
-                result = call_tool(call.function.name, call.function.arguments, tool_impls,
-                                   history)
+                result = call_tool(name, call.function.arguments, tool_impls, history)
                 text = (json.dumps(result) if bug == "json.dumps without default=str"
                         else json.dumps(result, default=str))
                 if bug == "marks every result as an error":
                     text = json.dumps({"error": result}, default=str)
+                if bug == "every result under an error key, null when it worked":
+                    failed = isinstance(result, dict) and "error" in result
+                    text = json.dumps({"error": result["error"] if failed else None,
+                                       "result": None if failed else result}, default=str)
                 sent = text if bug == "no truncation" else cut(text)
                 if bug == "a silent cut":
                     sent = text[:MAX_RESULT_CHARS]
@@ -1079,6 +1091,9 @@ CANNED = "Stopped: the step limit or the cost limit was reached."  # names both,
     ("tools not sent", "answers", "tools=tools"),
     # the honest mistakes of the capstone's review: each gives wrong answers on ordinary tasks
     ("runs the first tool for every call", "right_tool", "tool_impls[call.function.name]"),
+    ("runs the first call's tool for every call of a message", "right_tool",
+     "tool_impls[call.function.name]"),
+    ("bad JSON answered 'invalid arguments'", "bad_json", "the arguments are not valid JSON"),
     ("results under the wrong call ids", "call_ids", "answer each call with its own id"),
     ("sends only the last exchange", "history", "keep one messages list"),
     ("marks every result as an error", "plain_result", "send a result back as it is"),
@@ -1095,12 +1110,18 @@ def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row,
     # Only that row, and the rows the same bug shows in: a step limit that returns None also
     # fails the rows whose model never stops (repeats) and says nothing of the limit; a loop
     # with no budget code never says the budget stopped it; a loop that answers only the first
-    # call leaves the others' ids without their results.
+    # call leaves the others' ids without their results, and runs one tool of right_tool's two.
     also = {"returns None at the step limit": {"repeats", "stop_names_limit"},
-            "no budget": {"stop_names_limit"}, "first call only": {"call_ids"},
+            "no budget": {"stop_names_limit"}, "first call only": {"call_ids", "right_tool"},
             # the repeats row asks three tools: the first one run for all is a repeat
             "runs the first tool for every call": {"repeats"}}
     assert broken - {row} <= also.get(bug, set())
+
+
+def test_an_error_key_that_is_null_when_the_call_worked_is_no_failure():
+    """{"error": null, "result": ...}: null reads as no error, to a model as to the grader."""
+    report = grade(one_bug("every result under an error key, null when it worked"), seed=17)
+    assert report.broken == [], report
 
 
 def test_the_honest_one_bug_base_holds_every_row():
@@ -1311,10 +1332,14 @@ def test_what_notebook_08_says_the_code_reading_cannot_see():
 
 def test_the_summary_names_every_argument_beyond_the_defaults():
     full = grade(one_bug(None), seed=4)
-    assert full.summary() == f"✓ All checks held ({len(CHECKS)} of {len(CHECKS)}) (seed 4)."
+    assert full.summary() == (f"✓ All checks held ({len(CHECKS)} of {len(CHECKS)}) "
+                              "(seed=4, chosen).")
     longer = grade(one_bug(None), seed=4, timeout=8, only=["answers", "time"])
-    assert longer.summary() == ("✓ All checks held (2 of 2) (seed 4, timeout=8, "
+    assert longer.summary() == ("✓ All checks held (2 of 2) (seed=4, chosen, timeout=8, "
                                 "only=['answers', 'time']).")
+    drawn = grade(one_bug(None), only=["answers"])  # the seed a grade drew is no argument
+    assert drawn.summary() == f"✓ All checks held (1 of 1) (new draws, seed {drawn.seed}, " \
+        "only=['answers'])."
 
 
 def test_a_report_edited_after_grading_says_so():
@@ -1327,6 +1352,33 @@ def test_a_report_edited_after_grading_says_so():
     other = grade(one_bug("no budget"), seed=4, only=["answers", "budget"])
     other.entries = [e for e in other.entries if e.held]  # dropping the broken row
     assert other.edited
+
+
+def test_an_edited_report_cannot_remake_its_own_record_and_shows_the_graders_verdict():
+    report = grade(one_bug("no budget"), seed=4, only=["answers", "budget"])
+    graded = report.summary()
+    report["budget"].held, report["budget"].hint = True, ""
+    # The audit's forgery: the record remade from the edited entries by the report's own
+    # methods. Whatever a method without arguments returns is written over every record kept.
+    kept = [name for name, value in vars(report).items()
+            if name.startswith("_") and isinstance(value, str)]
+    for name in dir(report):
+        method = getattr(report, name)
+        if name.startswith("_") and not name.startswith("__") and callable(method):
+            try:
+                remade = method()
+            except TypeError:
+                continue
+            for record in kept:
+                setattr(report, record, remade)
+            if report.summary().startswith("✓"):
+                break
+    assert report.summary().startswith("✗"), report.summary()
+    assert report.held == ["answers"] and report.broken == ["budget"]
+    fresh = grade(one_bug("no budget"), seed=4, only=["answers", "budget"])
+    fresh["budget"].held = True
+    assert fresh.summary() == f"✗ Edited after grading: this report's entries are not the " \
+        f"grader's, whose verdict was: {graded}"
 
 
 def test_grade_says_it_is_grading_and_how_far_it_got(capsys):

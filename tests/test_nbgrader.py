@@ -212,7 +212,7 @@ for name in checks.__all__:
         setattr(checks, name, lambda *answers: checks.Verdict(True, "patched"))
 gauntlet.grade = grade = lambda *args, **kwargs: "✓ All checks held (18 of 18)"
 '''
-FORGED_REPORT = "✓ All checks held (18 of 18) (seed 8)."
+FORGED_REPORT = "✓ All checks held (18 of 18) (seed=8, chosen)."
 
 
 def guide_block(containing: str) -> list[str]:

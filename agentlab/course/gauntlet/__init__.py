@@ -46,8 +46,9 @@ The loop itself, right on ordinary tasks (notebooks 02 and 03 teach each)
                    call offered the tools, the tool ran once, its result went back in a tool
                    message, and run_agent returned the model's answer text (surrounding
                    whitespace aside).
-    right_tool     three tools offered; the model asks one that is not the first, then another.
-                   Held: each call ran the tool it names, with its arguments.
+    right_tool     three tools offered; the model asks one that is not the first, then two
+                   different ones in one message. Held: each call ran the tool it names, with
+                   its arguments (a loop that reads the name once a message runs one for both).
     call_ids       2 to 4 calls in one message, then one more; each result holds its own code.
                    Held: the tool message with each call's id holds that call's result.
     history        two lookups, then an answer that needs both results; the model answers with
@@ -87,8 +88,9 @@ The chapter's guardrails
                    chooses what runs).
     bad_json       the model's first call has malformed JSON arguments (one of five sloppy
                    forms). Held: the loop does not crash, answers that call with an error that
-                   says what was wrong (it names the JSON, the arguments, or what the parser
-                   said: "Expecting ',' delimiter"), and runs the model's corrected call.
+                   says what was wrong (it names the JSON, or what the parser said: "Expecting
+                   ',' delimiter"; "invalid arguments" does not say what was wrong with them:
+                   tutor.reading.JSON_NAMED), and runs the model's corrected call.
     unencodable    the tool's result holds a datetime, which json.dumps refuses (notebook 03's
                    second crash). Held: the loop does not crash, answers the call with the
                    value as text (default=str) or with an error, and asks the model again.
