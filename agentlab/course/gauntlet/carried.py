@@ -60,8 +60,7 @@ def library_use(data: bytes) -> str:
         return CALLS
     codes = [c for c in (_rebuilt(parts) for parts in carried.code_parts) if c is not None]
     modules = carried.modules | {g.module for g in carried.globals}
-    for source in _own_sources(modules, codes):
-        codes.append(source)
+    codes += list(_own_sources(modules, codes))
     return _named_in(codes, modules)
 
 
