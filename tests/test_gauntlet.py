@@ -202,12 +202,15 @@ def test_the_wrapper_is_caught_however_it_reaches_the_library_loop():
 def test_a_seed_repeats_a_grade_and_no_seed_draws_another():
     first, again = grade(from_scratch, seed=11), grade(from_scratch, seed=11)
     assert [e.model for e in first.entries] == [e.model for e in again.entries]
-    assert first.seed == 11 and "(seed 11)" in first.summary()
+    assert first.seed == 11 and first.summary().endswith(" (seed=11, chosen).")
     # one check alone draws as it does in the whole grade
     assert grade(from_scratch, seed=11, only=["budget"])["budget"].expect == \
         first["budget"].expect
     fresh = [grade(from_scratch, only=["answers"]) for _ in range(3)]
     assert len({r.seed for r in fresh}) > 1
+    # a fresh draw's seed shows, to replay it, and never reads as one chosen
+    assert all(r.summary().endswith(f" (new draws, seed {r.seed}, only=['answers']).")
+               for r in fresh)
     assert len({r["answers"].model for r in fresh}) > 1
     with pytest.raises(TypeError, match="seed is a whole number"):
         grade(from_scratch, seed="7")
@@ -720,8 +723,9 @@ def test_the_report_is_a_table_in_a_notebook_and_text_elsewhere():
     html = report._repr_html_()
     assert html.count("<tr>") == 3 and "<code>bad_json</code>" in html and "✗ broken" in html
     text = repr(report)
-    assert text.splitlines()[0] == ("✗ Not yet: 1 of 2 checks held; broken: bad_json (seed 3, "
-                                    f"timeout={LOADED:g}, only=['answers', 'bad_json']).")
+    assert text.splitlines()[0] == ("✗ Not yet: 1 of 2 checks held; broken: bad_json (seed=3, "
+                                    f"chosen, timeout={LOADED:g}, only=['answers', 'bad_json'])"
+                                    ".")
     assert "✓ held    answers" in text and "hint:" in text
     assert sorted(report.held + report.broken) == ["answers", "bad_json"]
 
@@ -750,7 +754,7 @@ def test_the_capstone_notebooks_show_not_yet_to_students_and_all_held_in_the_sol
     student = saved_output(notebooks / "08_grade_your_own_loop.ipynb")
     assert "✗ Not yet: 0 of 18 checks held" in student and "✓" not in student
     solution = saved_output(notebooks / "solutions" / "08_grade_your_own_loop_solutions.ipynb")
-    assert "✓ All checks held (18 of 18) (seed 8)." in solution and "✗" not in solution
+    assert "✓ All checks held (18 of 18) (seed=8, chosen)." in solution and "✗" not in solution
 
 
 def test_a_loop_that_caps_each_reply_holds_the_budget_check():
@@ -1021,6 +1025,8 @@ def one_bug(bug):
             return {"error": "the tool failed"}
         if bug == "a vague error for bad JSON" and not is_json(raw):
             return {"error": "invalid tool call"}  # notebook 4a's vague error
+        if bug == "bad JSON answered 'invalid arguments'" and not is_json(raw):
+            return {"error": "invalid arguments"}  # names the arguments, not what was wrong
         if bug == "the exception's message dropped" and name in tool_impls and is_json(raw):
             result = run_one_call(name, raw, tool_impls, history)
             return {"error": "the tool failed"} if "error" in result else result
@@ -1053,14 +1059,20 @@ def one_bug(bug):
             if bug == "results under the wrong call ids":
                 ids.reverse()
             for call, call_id in zip(calls, ids):
-                line = f"step {step}: {call.function.name}({call.function.arguments})"
+                name = call.function.name
+                if bug == "runs the first call's tool for every call of a message":
+                    name = calls[0].function.name  # the name read once a message
+                line = f"step {step}: {name}({call.function.arguments})"
                 shown.append(line) if bug == "prints at the end" else print(line)
-                result = call_tool(call.function.name, call.function.arguments, tool_impls,
-                                   history)
+                result = call_tool(name, call.function.arguments, tool_impls, history)
                 text = (json.dumps(result) if bug == "json.dumps without default=str"
                         else json.dumps(result, default=str))
                 if bug == "marks every result as an error":
                     text = json.dumps({"error": result}, default=str)
+                if bug == "every result under an error key, null when it worked":
+                    failed = isinstance(result, dict) and "error" in result
+                    text = json.dumps({"error": result["error"] if failed else None,
+                                       "result": None if failed else result}, default=str)
                 sent = text if bug == "no truncation" else cut(text)
                 if bug == "a silent cut":
                     sent = text[:MAX_RESULT_CHARS]
@@ -1095,6 +1107,9 @@ CANNED = "Stopped: the step limit or the cost limit was reached."  # names both,
     ("tools not sent", "answers", "tools=tools"),
     # the honest mistakes of the capstone's review: each gives wrong answers on ordinary tasks
     ("runs the first tool for every call", "right_tool", "tool_impls[call.function.name]"),
+    ("runs the first call's tool for every call of a message", "right_tool",
+     "tool_impls[call.function.name]"),
+    ("bad JSON answered 'invalid arguments'", "bad_json", "the arguments are not valid JSON"),
     ("results under the wrong call ids", "call_ids", "answer each call with its own id"),
     ("sends only the last exchange", "history", "keep one messages list"),
     ("marks every result as an error", "plain_result", "send a result back as it is"),
@@ -1111,11 +1126,11 @@ def test_a_loop_with_one_bug_breaks_its_row_with_a_hint_naming_the_bug(bug, row,
     # Only that row, and the rows the same bug shows in: a step limit that returns None also
     # fails the rows whose model never stops (repeats) and says nothing of the limit; a loop
     # with no budget code never says the budget stopped it; a loop that answers only the first
-    # call leaves the others' ids without their results.
+    # call leaves the others' ids without their results, and runs one tool of right_tool's two.
     also = {"returns None at the step limit": {"repeats", "stop_names_limit"},
             "no budget": {"stop_names_limit"},
             # the repeats row asks its new questions in one message, too
-            "first call only": {"call_ids", "repeats"},
+            "first call only": {"call_ids", "repeats", "right_tool"},
             # the repeats row asks three tools: the first one run for all is a repeat
             "runs the first tool for every call": {"repeats"}}
     assert broken - {row} <= also.get(bug, set())
@@ -1174,6 +1189,12 @@ def test_a_worked_example_of_the_loops_own_in_every_conversation_is_no_leftover(
         return from_scratch(user_message, tools, tool_impls, Prepending(), model, **limits)
 
     report = grade(with_an_example, only=["fresh_run", "answers", "history"], seed=17)
+    assert report.broken == [], report
+
+
+def test_an_error_key_that_is_null_when_the_call_worked_is_no_failure():
+    """{"error": null, "result": ...}: null reads as no error, to a model as to the grader."""
+    report = grade(one_bug("every result under an error key, null when it worked"), seed=17)
     assert report.broken == [], report
 
 
@@ -1264,12 +1285,135 @@ def test_no_cheat_reaches_a_full_mark(cheat):
         assert "seed" not in report["answers"].loop
 
 
+
+def tuned_wrapper(user_message, tools, tool_impls, client, model, max_steps=10,
+                  max_cost_usd=0.50):
+    """agentlab.run_agent with the spied Steps put back, a max-tokens cap other than the one the
+    grader knew the library's calls by, and a whole-run repeat count of its own round the tools
+    (the library's counts only in a row): it would hold every row, a review found."""
+    from agentlab import loop as library
+
+    while library.Steps.__module__ != "agentlab.loop" or library.Steps.__name__ != "Steps":
+        library.Steps = library.Steps.__mro__[1]
+    counts = {}
+
+    def counted(name, function):
+        def call(**arguments):
+            key = (name, json.dumps(arguments, sort_keys=True, default=str))
+            counts[key] = counts.get(key, 0) + 1
+            if counts[key] > 3:
+                raise RuntimeError(f"{name} already ran 3 times with these arguments")
+            return function(**arguments)
+        return call
+    impls = {name: counted(name, function) for name, function in tool_impls.items()}
+    limits = agentlab.Limits(max_steps=max_steps, max_cost_usd=max_cost_usd, tool_timeout=0.3,
+                             max_repeats=None, max_output_tokens=4096)
+    run = agentlab.run_agent(user_message, (tools, impls), client=client, model=model,
+                             limits=limits, on_step=agentlab.print_step, budget="after")
+    if run.stop_reason == "answered":
+        return run.answer
+    return f"Stopped: {run.stop_reason}: {run.stop_detail}"
+
+
+def test_the_library_loop_is_named_from_its_code_whatever_it_undoes_in_its_process():
+    report = grade(tuned_wrapper, seed=21, timeout=LOADED)
+    assert report.held == [], report
+    assert all(e.loop.startswith("handed the run to agentlab.run_agent (its code calls it: ")
+               for e in report.entries), report
+    # and the hand-in's fresh process reads it the same way
+    from agentlab.course import handin
+
+    assert handin.capstone(tuned_wrapper, ["answers", "repeats"]) == 0
+
+
+def pasted_module(folder: pathlib.Path, name: str):
+    """agentlab/loop.py saved as a module of one's own (its imports made absolute), imported."""
+    import importlib
+
+    from agentlab import loop as library
+
+    source = pathlib.Path(library.__file__).read_text().replace("from .", "from agentlab.")
+    (folder / f"{name}.py").write_text(source)
+    return importlib.import_module(name)
+
+
+@pytest.mark.parametrize("where", ["a notebook cell", "a cell, its model call rewritten",
+                                   "a module of one's own"])
+def test_the_library_loop_pasted_is_named_whatever_arguments_it_is_called_with(
+        where, tmp_path, monkeypatch):
+    if where != "a module of one's own":
+        import inspect
+
+        from agentlab import loop as library
+
+        source = inspect.getsource(library.run_agent)
+        if where == "a cell, its model call rewritten":  # as the student's own loop calls it
+            source = source.replace("max_tokens=limits.max_output_tokens, timeout=clock.left()",
+                                    "")
+            assert "timeout=clock" not in source
+        namespace = dict(vars(library), __name__="__main__")
+        exec(compile(source, "<cell>", "exec"), namespace)
+        pasted = namespace["run_agent"]
+    else:
+        monkeypatch.syspath_prepend(str(tmp_path))
+        pasted = pasted_module(tmp_path, "my_pasted_loop").run_agent
+
+    def loop(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.50):
+        limits = agentlab.Limits(max_steps=max_steps, max_cost_usd=max_cost_usd,
+                                 tool_timeout=0.3, max_output_tokens=1000)
+        run = pasted(user_message, (tools, tool_impls), client=client, model=model,
+                     limits=limits, on_step=agentlab.print_step)
+        return run.answer or f"Stopped: {run.stop_detail}"
+
+    report = grade(loop, only=["answers", "right_tool", "observability"], timeout=LOADED)
+    assert report.held == [], report
+    assert all("(it runs a pasted copy of its code: the library's loop" in e.loop
+               for e in report.entries), report
+
+
+def test_a_loop_of_ones_own_is_not_named_for_its_name_or_for_using_agentlab():
+    from agentlab.course.gauntlet.boundary import pickled
+    from agentlab.course.gauntlet.carried import library_use
+
+    def run_agent(user_message, tools, tool_impls, client, model, max_steps=10,
+                  max_cost_usd=0.50):
+        return from_scratch(user_message, tools, tool_impls, client, model, max_steps,
+                            agentlab.estimate_cost(None) if max_cost_usd is None else
+                            max_cost_usd)
+
+    def graded(*args, **kwargs):  # a wrapper over one's own loop named run_agent
+        return run_agent(*args, **kwargs)
+
+    assert library_use(pickled(graded)) == ""
+    assert library_use(pickled(from_scratch)) == ""
+    assert library_use(b"not a pickle") == ""  # unreadable: the calls it makes still count
+
+
+def test_what_notebook_08_says_the_code_reading_cannot_see():
+    """A name built at run time is not read in the code (notebook 08 states this limit)."""
+    from agentlab.course.gauntlet.boundary import pickled
+    from agentlab.course.gauntlet.carried import library_use
+
+    def built(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.5):
+        name = "_".join(["run", "agent"])
+        return getattr(agentlab, name)(user_message, (tools, tool_impls)).answer
+
+    def named(user_message, tools, tool_impls, client, model, max_steps=10, max_cost_usd=0.5):
+        return getattr(agentlab, "run_agent")(user_message, (tools, tool_impls)).answer
+
+    assert library_use(pickled(built)) == ""
+    assert library_use(pickled(named)) == "its code calls it"
+
 def test_the_summary_names_every_argument_beyond_the_defaults():
     full = grade(one_bug(None), seed=4)
-    assert full.summary() == f"✓ All checks held ({len(CHECKS)} of {len(CHECKS)}) (seed 4)."
+    assert full.summary() == (f"✓ All checks held ({len(CHECKS)} of {len(CHECKS)}) "
+                              "(seed=4, chosen).")
     longer = grade(one_bug(None), seed=4, timeout=8, only=["answers", "time"])
-    assert longer.summary() == ("✓ All checks held (2 of 2) (seed 4, timeout=8, "
+    assert longer.summary() == ("✓ All checks held (2 of 2) (seed=4, chosen, timeout=8, "
                                 "only=['answers', 'time']).")
+    drawn = grade(one_bug(None), only=["answers"])  # the seed a grade drew is no argument
+    assert drawn.summary() == f"✓ All checks held (1 of 1) (new draws, seed {drawn.seed}, " \
+        "only=['answers'])."
 
 
 def test_a_report_edited_after_grading_says_so():
@@ -1282,6 +1426,33 @@ def test_a_report_edited_after_grading_says_so():
     other = grade(one_bug("no budget"), seed=4, only=["answers", "budget"])
     other.entries = [e for e in other.entries if e.held]  # dropping the broken row
     assert other.edited
+
+
+def test_an_edited_report_cannot_remake_its_own_record_and_shows_the_graders_verdict():
+    report = grade(one_bug("no budget"), seed=4, only=["answers", "budget"])
+    graded = report.summary()
+    report["budget"].held, report["budget"].hint = True, ""
+    # The audit's forgery: the record remade from the edited entries by the report's own
+    # methods. Whatever a method without arguments returns is written over every record kept.
+    kept = [name for name, value in vars(report).items()
+            if name.startswith("_") and isinstance(value, str)]
+    for name in dir(report):
+        method = getattr(report, name)
+        if name.startswith("_") and not name.startswith("__") and callable(method):
+            try:
+                remade = method()
+            except TypeError:
+                continue
+            for record in kept:
+                setattr(report, record, remade)
+            if report.summary().startswith("✓"):
+                break
+    assert report.summary().startswith("✗"), report.summary()
+    assert report.held == ["answers"] and report.broken == ["budget"]
+    fresh = grade(one_bug("no budget"), seed=4, only=["answers", "budget"])
+    fresh["budget"].held = True
+    assert fresh.summary() == f"✗ Edited after grading: this report's entries are not the " \
+        f"grader's, whose verdict was: {graded}"
 
 
 def test_grade_says_it_is_grading_and_how_far_it_got(capsys):

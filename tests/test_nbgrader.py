@@ -249,7 +249,7 @@ for name in checks.__all__:
         setattr(checks, name, lambda *answers: checks.Verdict(True, "patched"))
 gauntlet.grade = grade = lambda *args, **kwargs: "✓ All checks held (18 of 18)"
 '''
-FORGED_REPORT = "✓ All checks held (18 of 18) (seed 8)."
+FORGED_REPORT = "✓ All checks held (18 of 18) (seed=8, chosen)."
 
 # Below the grader: a cell that patches the Python the hidden tests would run on (an outside
 # review raised a 9-row loop to 18 this way when the hidden tests ran in the kernel): whatever

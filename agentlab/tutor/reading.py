@@ -248,14 +248,16 @@ CUT_NOTE = re.compile(r"truncat|\b(?:cut|omitted|elided|removed|dropped|skipped|
 NOT_CUT = re.compile(r"\b(?:not|never|no|nothing)\W+(?:\w+\W+)?(?:truncat|cut\b|shortened|trimmed)|"
                      r"\buntruncated|(?<![a-z])(?:truncated|cut|trimmed|partial|shortened)\W{0,3}:\s*"
                      r"(?:false|0|null|none)\b", re.IGNORECASE)
-# An error that says what was wrong with malformed arguments: it names the JSON or the
-# arguments, or says what the parser said ("Expecting ',' delimiter", "Unterminated string",
-# "Extra data", Python 3.13's "Illegal trailing comma"). Both the tutor (tutor-sloppy fixes its
-# JSON when told so) and the gauntlet's bad_json row read errors with it.
-JSON_PROBLEM = re.compile(r"json|argument|\bargs?\b|\bpars(?:e|ing)|\bdecod|\bexpecting\b|"
-                          r"delimiter|unterminated|extra data|syntax|property name|"
-                          r"trailing comma|invalid control character|"
-                          r"unexpected (?:character|end|token|eof)", re.IGNORECASE)
+# An error that says what was wrong with malformed arguments: it names the JSON, or says what
+# the parser said ("Expecting ',' delimiter", "Unterminated string", "Extra data", "Invalid
+# \\escape", Python 3.13's "Illegal trailing comma"). The gauntlet's bad_json row asks this.
+JSON_NAMED = re.compile(r"json|\bpars(?:e|ing)|\bdecod|\bexpecting\b|"
+                        r"delimiter|unterminated|extra data|syntax|property name|"
+                        r"trailing comma|invalid control character|\bescape\b|"
+                        r"unexpected (?:character|end|token|eof)", re.IGNORECASE)
+# The tutor is kinder than the row: tutor-sloppy also fixes its JSON when told only that its
+# arguments were wrong ("invalid arguments"), as a model might.
+JSON_PROBLEM = re.compile(r"argument|\bargs?\b|" + JSON_NAMED.pattern, re.IGNORECASE)
 
 
 def cut_note_in(content: str) -> str | None:

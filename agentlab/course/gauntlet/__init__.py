@@ -13,8 +13,9 @@ Each check runs it against a scripted, misbehaving model (agentlab/course/gauntl
 hostile tools. Your function runs in a Python process of its own (runner.py); the `client` and
 `tool_impls` it is handed there ask this process, which answers as the model, runs the tools,
 records every request (the messages and tools sent, what each response cost) and every call,
-and alone holds the draws, the seed, the rows and the verdict (boundary.py). The gauntlet never
-reads your code. Costs are charged at gpt-4o-mini's prices. Use
+and alone holds the draws, the seed, the rows and the verdict (boundary.py). A row's verdict
+comes from what your loop does, never from reading your code (the code is read for one thing
+only: whether it is agentlab.run_agent's, below). Costs are charged at gpt-4o-mini's prices. Use
 `client.chat(model=model, messages=..., tools=tools)` as the chapter does.
 
 Nothing a check uses is fixed: every grade draws afresh (agentlab/course/gauntlet/draws.py) the tool
@@ -27,10 +28,12 @@ A check whose verdict depends on a limit's value runs the loop twice, with diffe
 loop that hard-codes a count instead of reading its argument is caught.
 
 A loop that hands the work to `agentlab.run_agent` (however it reaches it) is the library's
-loop, not yours: every row it ran in is broken and says so. The grader notices by behaviour:
-the library's step book-keeping running in your loop's process, and the calls it makes (its
-max-tokens cap and the time left of its clock, sent with every call). Its code pasted and
-changed to call the model as your own loop would is not told apart (notebook 08 says so).
+loop, not yours: every row it ran in is broken and says so. The grader reads it in the code your
+function was sent with, in this process (carried.py: `agentlab.run_agent` named in it, or its
+code pasted in, even with a few lines changed), and also notices it by behaviour: the library's
+step book-keeping running in your loop's process, and the calls it makes (its max-tokens cap and
+the time left of its clock). A name built at run time, or code read or decoded at run time, is
+not read (notebook 08 says so).
 
 Every check first asks that each run ends and returns text: a loop that raises, returns
 something other than a str, or has not returned after `timeout` seconds (2 by default) is
@@ -43,8 +46,9 @@ The loop itself, right on ordinary tasks (notebooks 02 and 03 teach each)
                    call offered the tools, the tool ran once, its result went back in a tool
                    message, and run_agent returned the model's answer text (surrounding
                    whitespace aside).
-    right_tool     three tools offered; the model asks one that is not the first, then another.
-                   Held: each call ran the tool it names, with its arguments.
+    right_tool     three tools offered; the model asks one that is not the first, then two
+                   different ones in one message. Held: each call ran the tool it names, with
+                   its arguments (a loop that reads the name once a message runs one for both).
     call_ids       2 to 4 calls in one message, then one more; each result holds its own code.
                    Held: the tool message with each call's id holds that call's result.
     history        two lookups, then an answer that needs both results; the model answers with
@@ -87,8 +91,9 @@ The chapter's guardrails
                    chooses what runs).
     bad_json       the model's first call has malformed JSON arguments (one of five sloppy
                    forms). Held: the loop does not crash, answers that call with an error that
-                   says what was wrong (it names the JSON, the arguments, or what the parser
-                   said: "Expecting ',' delimiter"), and runs the model's corrected call.
+                   says what was wrong (it names the JSON, or what the parser said: "Expecting
+                   ',' delimiter"; "invalid arguments" does not say what was wrong with them:
+                   tutor.reading.JSON_NAMED), and runs the model's corrected call.
     unencodable    the tool's result holds a datetime, which json.dumps refuses (notebook 03's
                    second crash). Held: the loop does not crash, answers the call with the
                    value as text (default=str) or with an error, and asks the model again.

@@ -40,6 +40,7 @@ from agentlab.guardrails import Limits
 from agentlab.pricing import Unpriceable, cost_usd, reported_tokens
 from agentlab.server import handle
 
+from .carried import library_use
 from .watch import Request, ToolCallRecord, Trial
 
 PRICED_AS = "gpt-4o-mini"     # what every model call is charged at, whatever the environment
@@ -106,6 +107,8 @@ class LoopProcess:
         self.child: subprocess.Popen | None = None
         self.ends: list = []  # the pipes and error file of the current process
         self.start()  # at once: its start overlaps the grader's own setup
+        # Read here, from what was sent: the loop's process could hide it (carried.py)
+        self.library_code = library_use(self.loop)
 
     def start(self) -> None:
         self._close_ends()  # a killed process's pipes: closed, not leaked one per respawn
@@ -178,7 +181,7 @@ class LoopProcess:
         if self.child is None or self.child.poll() is not None:
             self.start()
         trial = Trial(task=task, earlier_tasks=list(self.tasks),
-                      earlier_replies=list(self.replies))
+                      earlier_replies=list(self.replies), library_code=self.library_code)
         self.tasks.append(task)
         if why := self._wait_until_ready():
             trial.finished, trial.raised = True, LoopCrashed(why)

@@ -17,7 +17,7 @@ import threading
 from agentlab.pricing import cost_usd
 from agentlab.records import redact
 from agentlab.server import handle
-from agentlab.tutor.reading import JSON_PROBLEM, cut_note_in, error_in_text
+from agentlab.tutor.reading import JSON_NAMED, cut_note_in, error_in_text
 
 from ..checks._common import without_ellipses
 from . import scripted as s
@@ -118,7 +118,9 @@ def _entry(name, trial, held, expect, model, loop, hint="", chapter=True) -> Ent
     left_over = max(t.left_over for t in trials)
     if any(t.library for t in trials):
         held, hint = False, LIBRARY_HINT
-        loop = f"handed the run to agentlab.run_agent (the library's loop, not yours); {loop}"
+        how = f"{trials[0].library_code}: " if trials[0].library_code else ""
+        loop = (f"handed the run to agentlab.run_agent ({how}the library's loop, not yours); "
+                f"{loop}")
     elif left_over and not held:  # whatever else broke, the row read an earlier run's messages
         hint = FRESH_CONVERSATION_HINT
         loop += (f"; a run's first model call was sent {left_over} message"
@@ -449,7 +451,8 @@ def _broken_arguments(argument: str, value: str) -> list[str]:
 
 def check_bad_json(run_agent, timeout: float, draw: Draws) -> Entry:
     expect = ("malformed arguments do not crash the loop: the call is answered with an error "
-              "marked as one that says what was wrong (the JSON, the arguments)")
+              "marked as one that says what was wrong: the arguments are not valid JSON, or "
+              "what the parser said")
     tool, argument = _lookup(draw)
     value = draw.ident()
     broken = draw.choice(_broken_arguments(argument, value))
@@ -467,14 +470,14 @@ def check_bad_json(run_agent, timeout: float, draw: Draws) -> Entry:
     error = _answer_to(trial, "call_0_0")
     ran = [c.name for c in trial.tool_calls]
     marked = _reads_as_failure(error)
-    named = _names_what_went_wrong(error, JSON_PROBLEM)
+    named = _names_what_went_wrong(error, JSON_NAMED)  # "invalid arguments" does not say why
     held = marked and named and ran == [tool.name]
     loop = f"answered the broken call with {_short(error)}, {_returned(trial)}"
     if error and not marked:
         loop += "; that answer reads as a result, not an error"
         hint = MARKER_HINT
     elif marked and not named:
-        loop += VAGUE_ERROR + " (it names neither the JSON nor the arguments)"
+        loop += VAGUE_ERROR + " (it names neither the JSON nor what the parser said)"
         hint = ("say what went wrong, so the model can fix its call: the arguments are not "
                 "valid JSON, with json.loads' message, {'error': f'the arguments are not valid "
                 "JSON ({e})'}")
@@ -647,24 +650,29 @@ def _distinct_tools(draw: Draws, count: int, result_of) -> list[tuple[s.HostileT
 
 
 def check_right_tool(run_agent, timeout: float, draw: Draws) -> Entry:
-    expect = ("each call runs the tool it names, with the arguments it gives: the model's choice "
-              "of tool is followed, never the first tool or a guess")
+    expect = ("each call runs the tool it names, with the arguments it gives, the calls of one "
+              "message too: the model's choice of tool is followed, never the first tool, the "
+              "first call's tool or a guess")
     offered = _distinct_tools(draw, 3, lambda v: {"found": v})
-    picks = [offered[draw.integer(1, 2)], offered[draw.integer(0, 2)]]
+    # One call to a tool that is not the first, then two calls to two different tools in one
+    # message: a loop that reads the tool's name once a message runs one tool for both.
+    picks = [offered[draw.integer(1, 2)], *draw.shuffled(offered)[:2]]
     asked = [(tool.name, {argument: draw.ident()}) for tool, argument in picks]
-    model = "asks " + ", then ".join(_call(n, *next(iter(a.items()))) for n, a in asked) + (
-        f", then answers (the tools offered: {', '.join(t.name for t, _ in offered)})")
-    trial = _watch(run_agent, "Look up what I need, one thing at a time.",
-                   [tool for tool, _ in offered],
-                   lambda n: s.asks(s.tool_call(n, 0, *asked[n])) if n < len(asked) else None,
-                   timeout)
+    shown = [_call(n, *next(iter(a.items()))) for n, a in asked]
+    model = (f"asks {shown[0]}, then {shown[1]} and {shown[2]} in one message, then answers "
+             f"(the tools offered: {', '.join(t.name for t, _ in offered)})")
+    steps = [[asked[0]], asked[1:]]
+    trial = _watch(run_agent, "Look up what I need.", [tool for tool, _ in offered],
+                   lambda n: s.asks(*(s.tool_call(n, i, *call) for i, call in enumerate(steps[n])))
+                   if n < len(steps) else None, timeout)
     hint = ("run the tool the call names: tool_impls[call.function.name], with "
             "**json.loads(call.function.arguments)")
     failure = _run_failed(trial, timeout)
     if failure:
         return _failed_entry("right_tool", trial, failure, expect, model, hint)
     ran = [(c.name, c.arguments) for c in trial.tool_calls]
-    held = ran == asked
+    # the two calls of one message may run in either order (a loop may run them on threads)
+    held = ran[:1] == asked[:1] and sorted(map(repr, ran[1:])) == sorted(map(repr, asked[1:]))
     loop = "ran " + (", ".join(_call(n, *next(iter(a.items()), ("", ""))) for n, a in ran)
                      or "no tool") + f", {_returned(trial)}"
     return _entry("right_tool", trial, held, expect, model, loop, hint)
@@ -769,6 +777,8 @@ def check_plain_result(run_agent, timeout: float, draw: Draws) -> Entry:
     if failure:
         return _failed_entry("plain_result", trial, failure, expect, model, hint)
     sent = _answer_to(trial, "call_0_0")
+    # {"error": null, "result": ...} holds: null reads as "no error", to a model as to
+    # error_in_text; the result is there, not marked as a failure.
     held = bool(sent) and str(count) in sent and not _reads_as_failure(sent)
     loop = f"sent back {_short(sent)}, {_returned(trial)}"
     if sent and _reads_as_failure(sent):

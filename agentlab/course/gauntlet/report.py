@@ -4,16 +4,18 @@
     report.broken    ['bad_json', ...]              names of the checks that broke
     report           a table in a notebook (_repr_html_), readable text elsewhere (__repr__)
 
-The summary comes from what the grader recorded: a report whose entries are changed after
-grading says so in its summary ("edited after grading"), instead of showing the edit as a
-pass. It names every argument grade() was given beyond the defaults (timeout, only, seed), so
-a grade with a longer timeout or fewer checks never reads as the full one.
+The summary is the text the grader made when it graded, kept as it was: editing the entries
+afterwards changes no verdict in it (held and broken are the grader's too), and a report whose
+entries differ from what the grader made says so ("edited after grading"), with the grader's
+verdict. Nothing the report offers remakes that record from edited entries; in the notebook's
+kernel anything can still be overwritten by hand (the hand-in grades in a fresh process:
+handin.py). It names every argument grade() was given beyond the defaults (timeout, only, seed), so
+a grade with a longer timeout, fewer checks or a chosen seed never reads as a fresh full one.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import html
 
 
@@ -47,26 +49,28 @@ class Report:
     asked: dict = dataclasses.field(default_factory=dict)  # grade()'s arguments, not defaults
 
     def __post_init__(self):
-        self._as_graded = self._fingerprint()
-
-    def _fingerprint(self) -> str:
-        """A digest of every entry and argument, as the grader made them."""
-        made = repr([dataclasses.astuple(e) for e in self.entries]) + repr(
-            (self.seed, sorted(self.asked.items())))
-        return hashlib.sha256(made.encode()).hexdigest()
+        # Made once, as the grader made the report: what it shows and what it compares with.
+        # There is no method to make them again from edited entries.
+        self._graded_record = repr(([dataclasses.astuple(e) for e in self.entries], self.seed,
+                                    sorted(self.asked.items())))
+        self._graded_verdicts = tuple((e.name, bool(e.held)) for e in self.entries)
+        self._graded_summary = self._verdict()
 
     @property
     def edited(self) -> bool:
         """Changed since grading: an entry, its verdict, the seed or the arguments."""
-        return self._fingerprint() != self._as_graded
+        now = repr(([dataclasses.astuple(e) for e in self.entries], self.seed,
+                    sorted(self.asked.items())))
+        return now != self._graded_record or self._verdict() != self._graded_summary
 
     @property
     def held(self) -> list[str]:
-        return [e.name for e in self.entries if e.held]
+        """The checks that held, as graded (an entry edited afterwards changes nothing here)."""
+        return [name for name, held in self._graded_verdicts if held]
 
     @property
     def broken(self) -> list[str]:
-        return [e.name for e in self.entries if not e.held]
+        return [name for name, held in self._graded_verdicts if not held]
 
     def __getitem__(self, name: str) -> Entry:
         for entry in self.entries:
@@ -75,17 +79,33 @@ class Report:
         raise KeyError(name)
 
     def summary(self) -> str:
+        """The grader's verdict, as it was made when the report was graded."""
         if self.edited:
-            return ("✗ Edited after grading: this report's entries are not the grader's. "
-                    "Grade again for a verdict.")
-        n, k = len(self.entries), len(self.held)
-        given = "".join(f", {key}={value!r}" for key, value in self.asked.items()
-                        if key != "seed")
-        seed = f" (seed {self.seed}{given})" if self.seed is not None else (
-            f" ({given[2:]})" if given else "")
-        if k == n:
-            return f"✓ All checks held ({n} of {n}){seed}."
-        return f"✗ Not yet: {k} of {n} checks held; broken: {', '.join(self.broken)}{seed}."
+            return ("✗ Edited after grading: this report's entries are not the grader's, whose "
+                    f"verdict was: {self._graded_summary}")
+        return self._graded_summary
+
+    def _verdict(self) -> str:
+        """The summary line of the entries as they are now."""
+        n = len(self.entries)
+        held = [e.name for e in self.entries if e.held]
+        broken = [e.name for e in self.entries if not e.held]
+        arguments = self._arguments()
+        if len(held) == n:
+            return f"✓ All checks held ({n} of {n}){arguments}."
+        return f"✗ Not yet: {len(held)} of {n} checks held; broken: {', '.join(broken)}{arguments}."
+
+    def _arguments(self) -> str:
+        """How this grade was asked for, as the summary ends: every argument beyond the
+        defaults, and the seed either way, told apart: " (seed=5, chosen, timeout=8)" when it
+        was given (a grade picked among seeds reads as picked), " (new draws, seed 81342)" when
+        grade() drew it (seed=81342 replays them)."""
+        said = [f"{key}={value!r}" for key, value in self.asked.items() if key != "seed"]
+        if self.seed is not None and "seed" in self.asked:
+            said.insert(0, f"seed={self.seed}, chosen")
+        elif self.seed is not None:
+            said.insert(0, f"new draws, seed {self.seed}")
+        return f" ({', '.join(said)})" if said else ""
 
     def __repr__(self):
         lines = [self.summary(), ""]

@@ -1,6 +1,7 @@
 """What the gauntlet records of a loop's run, and the capture of what the loop printed.
 
-The grader never reads the student's code. The loop runs in a process of its own (runner.py),
+A row's verdict comes from these records, never from reading the student's code (read only to
+tell agentlab.run_agent's loop, carried.py). The loop runs in a process of its own (runner.py),
 and every model call and tool call it makes is a question answered by the grading process
 (boundary.py), which records it:
 
@@ -107,6 +108,7 @@ class Trial:
     raised: BaseException | None = None
     abandoned: bool = False
     library_runs: int = 0  # runs of agentlab.run_agent the loop's process counted
+    library_code: str = ""  # how the loop's code reaches agentlab.run_agent (carried.py)
     task: str = ""                 # the user message this run was given
     # what earlier runs in the same process were given: their tasks and the model's replies
     earlier_tasks: list[str] = dataclasses.field(default_factory=list)
@@ -130,9 +132,10 @@ class Trial:
 
     @property
     def library(self) -> bool:
-        """The run was the library's loop: counted in the loop's process, or seen here by the
-        calls it made."""
-        return bool(self.library_runs) or any(r.library for r in self.requests)
+        """The run was the library's loop: read in the code it was sent with, counted in the
+        loop's process, or seen here by the calls it made."""
+        return (bool(self.library_code) or bool(self.library_runs)
+                or any(r.library for r in self.requests))
 
 
 def _said(message: dict) -> tuple:
