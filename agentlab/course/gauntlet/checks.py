@@ -207,10 +207,18 @@ def _where(seen: dict) -> str:
     if not isinstance(function, str) or not isinstance(line, int) or not isinstance(file, str):
         return ""
     code = seen.get("code") if isinstance(seen.get("code"), str) else ""
-    place = (f"line {line} of its cell" if seen.get("cell") is True else f"line {line}"
-             if file.startswith("<") else f"{_clip(os.path.basename(file), 60)}, line {line}")
     shown = f": `{_clip(code, 80)}`" if code.strip() else ""
-    return f" in {_clip(function, 40)} ({place}{shown})"
+    return f" in {_clip(function, 40)} ({_place(file, line, seen.get('cell') is True)}{shown})"
+
+
+def _place(file: str, line: int, cell: bool) -> str:
+    """Example: ("/a/helpers.py", 9, False) -> "helpers.py, line 9";
+                ("<dynamic-code>", 9, False) -> "line 9" (its file unknown)"""
+    if cell:
+        return f"line {line} of its cell"
+    if file.startswith("<"):
+        return f"line {line}"
+    return f"{_clip(os.path.basename(file), 60)}, line {line}"
 
 
 def _read_where_it_raised(error, written) -> None:
