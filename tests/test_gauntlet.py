@@ -1059,6 +1059,23 @@ def test_a_loop_that_encodes_outside_the_try_breaks_unencodable():
     assert "not JSON serializable" in entry.loop and "default=str" in entry.hint
 
 
+def test_a_loop_that_never_asks_the_model_again_is_not_told_to_encode_its_result():
+    """A review: a loop that encoded the datetime fine but returned it without asking the model
+    again was told to "turn the result into text... default=str", which it did."""
+    def returns_the_result(user_message, tools, tool_impls, client, model, **limits):
+        messages = [{"role": "user", "content": user_message}]
+        response = client.chat(model=model, messages=messages, tools=tools)
+        for call in response.tool_calls:
+            arguments = json.loads(call.function.arguments)
+            return json.dumps(tool_impls[call.function.name](**arguments), default=str)
+        return response.message["content"]
+
+    entry = grade(returns_the_result, only=["unencodable"], seed=2)["unencodable"]
+    assert not entry.held
+    assert "default=str" not in entry.hint and "call the model again" in entry.hint, entry
+    assert "made 1 model call and sent no result back" in entry.loop, entry
+
+
 # --- one bug each: the honest loop with one thing wrong breaks that row alone, and says so ----
 
 

@@ -647,7 +647,21 @@ def check_unencodable(run_agent, timeout: float, draw: Draws) -> Entry:
     carries = bool(sent) and str(when.year) in sent
     held = (carries or _reads_as_failure(sent)) and len(trial.requests) >= 2
     loop = f"answered the call with {_short(sent)}, {_returned(trial)}"
+    if sent is None:  # nothing went back: what broke is not the encoding
+        loop, hint = _not_sent_back(trial, tool.name)
     return _entry("unencodable", trial, held, expect, model, loop, hint)
+
+
+def _not_sent_back(trial: Trial, tool_name: str) -> tuple[str, str]:
+    """The evidence and hint of a run that returned text before any result of its one tool
+    call went back to the model: the loop stopped too soon, whatever it made of the result."""
+    ran = f"ran {tool_name}" if trial.tool_calls else f"did not run {tool_name}"
+    loop = (f"{ran}, then {_returned(trial)}; {_requests(trial)} and sent no result back: "
+            "the model never read it")
+    hint = ("after running the model's tool calls, append each result as a tool message and "
+            "call the model again: the run ends when the model answers without a tool call, "
+            "not after the first tool")
+    return loop, hint
 
 
 def check_truncation(run_agent, timeout: float, draw: Draws) -> Entry:
