@@ -226,6 +226,19 @@ def test_check_temperature_tool_refuses_a_table_of_the_values_it_names():
     assert "9/5" not in verdict.message and "1.8" not in verdict.message
 
 
+def test_check_temperature_tool_asks_for_a_docstring_before_its_args_section():
+    """A function with no docstring at all was told to describe celsius in an Args: section
+    "of the docstring" it did not have (a review): the docstring comes first."""
+    with pytest.warns(UserWarning, match="no docstring"):
+        undocumented = _temperature_tool(lambda c: c * 9 / 5 + 32, doc=None)
+    verdict = ex.check_temperature_tool(undocumented)
+    refused(verdict)
+    assert verdict.message.startswith("give the function a docstring"), verdict.message
+    # A docstring without an Args: section is then told about the section.
+    refused(ex.check_temperature_tool(_temperature_tool(lambda c: c * 9 / 5 + 32,
+                                                        doc="Celsius to Fahrenheit.")), "Args:")
+
+
 def test_check_temperature_tool_refuses_the_stubs_docstring():
     stub_doc = ("Replace this docstring: a summary line, then an Args: section describing "
                 "celsius.\n\n    Args:\n        celsius: x\n")

@@ -1,6 +1,8 @@
 """The gauntlet grades loops it cannot read: the chapter's listing, broken loops, good ones."""
 
+import inspect
 import json
+import linecache
 import re
 import logging
 import os
@@ -248,6 +250,73 @@ def test_a_stub_raising_or_wrongly_typed_loop_is_graded_not_crashing():
         assert report.held == [], loop.__name__
         assert all(evidence in e.loop for e in report.entries), (loop.__name__, report)
     assert "fill in run_agent" in grade(stub, only=["answers"])["answers"].hint
+
+
+def raises_on_its_results(user_message, tools, tool_impls, client, model, max_steps=10,
+                          max_cost_usd=0.50):
+    """A loop that reads a key its tools' results do not have: it raises at its first result."""
+    messages = [{"role": "user", "content": user_message}]
+    spent = 0.0
+    for step in range(max_steps):
+        response = client.chat(model=model, messages=messages, tools=tools)
+        spent += estimate_cost(response)
+        messages.append(response.message)
+        if not response.tool_calls:
+            return response.message["content"]
+        for call in response.tool_calls:
+            result = tool_impls[call.function.name](**json.loads(call.function.arguments))
+            summary = result["summary"]  # the line that raises
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": summary})
+        if spent > max_cost_usd:
+            return "Stopped: over budget."
+    return "Stopped: step limit reached."
+
+
+def test_a_loop_that_raises_is_told_what_and_where_before_each_rows_own_advice():
+    """A review: a loop that raised was told each row's own advice alone ("count the model
+    calls", "send the model's tool calls to tool_impls", "add estimate_cost(response)"), which
+    sent the student to the wrong fix: the run raised, and that comes first."""
+    line = next(n for n, text in enumerate(inspect.getsourcelines(raises_on_its_results)[0],
+                                           inspect.getsourcelines(raises_on_its_results)[1])
+                if "the line that raises" in text)
+    report = grade(raises_on_its_results, only=["answers", "max_steps", "budget"], seed=4)
+    assert report.held == []
+    raised = ("first fix what the run raised: KeyError: 'summary' in raises_on_its_results "
+              f"(test_gauntlet.py, line {line}: `summary = result[\"summary\"] # the line that "
+              "raises`), so that the run ends with text; then, for this row: ")
+    for row, advice in [("answers", "send the model's tool calls to tool_impls"),
+                        ("max_steps", "count the model calls: for step in range(max_steps)"),
+                        ("budget", "add estimate_cost(response)")]:
+        assert report[row].hint.startswith(raised), report[row]
+        assert advice in report[row].hint, report[row]
+
+
+def test_a_raise_in_a_notebook_cell_is_shown_with_the_cells_line(monkeypatch):
+    """The loop's process cannot read a notebook cell (its code is in the kernel): the grader
+    reads the line where the kernel keeps it, as IPython does, in memory."""
+    cell = ("def cell_loop(user_message, tools, tool_impls, client, model, **limits):\n"
+            "    return {}['from the cell']\n")
+    name = "/nonexistent-agentlab-test/ipykernel_0/1234.py"  # as IPython names a cell
+    monkeypatch.setitem(linecache.cache, name, (len(cell), None, cell.splitlines(True), name))
+    namespace = {}
+    exec(compile(cell, name, "exec"), namespace)
+    hint = grade(namespace["cell_loop"], only=["answers"])["answers"].hint
+    assert ("KeyError: 'from the cell' in cell_loop (line 2 of its cell: "
+            "`return {}['from the cell']`)") in hint, hint
+
+
+def test_the_grader_reads_no_file_a_loops_process_names():
+    """A hint is shown to the student, and the loop's process may name any file: the grader
+    reads a line only from the code of the loop as written, which it holds itself."""
+    from agentlab.course.gauntlet.boundary import Raised
+    from agentlab.course.gauntlet.checks import _read_where_it_raised, _where
+
+    named = {"function": "elsewhere", "first_line": 1, "line": 1, "file": __file__, "code": ""}
+    error = Raised({"type": "KeyError", "message": "x", "where": named})
+    _read_where_it_raised(error, raises_on_its_results)  # no function of that name there
+    assert error.where["code"] == "" and linecache.getline(__file__, 1)
+    assert _where(error.where) == " in elsewhere (test_gauntlet.py, line 1)"
+    assert _where({"function": "f", "line": "1", "file": __file__}) == ""  # not a number
 
 
 def test_a_hanging_loop_is_killed_at_the_timeout_with_what_it_started():
@@ -992,6 +1061,23 @@ def test_a_loop_that_encodes_outside_the_try_breaks_unencodable():
     entry = grade(dumps_outside, only=["unencodable"])["unencodable"]
     assert not entry.held
     assert "not JSON serializable" in entry.loop and "default=str" in entry.hint
+
+
+def test_a_loop_that_never_asks_the_model_again_is_not_told_to_encode_its_result():
+    """A review: a loop that encoded the datetime fine but returned it without asking the model
+    again was told to "turn the result into text... default=str", which it did."""
+    def returns_the_result(user_message, tools, tool_impls, client, model, **limits):
+        messages = [{"role": "user", "content": user_message}]
+        response = client.chat(model=model, messages=messages, tools=tools)
+        for call in response.tool_calls:
+            arguments = json.loads(call.function.arguments)
+            return json.dumps(tool_impls[call.function.name](**arguments), default=str)
+        return response.message["content"]
+
+    entry = grade(returns_the_result, only=["unencodable"], seed=2)["unencodable"]
+    assert not entry.held
+    assert "default=str" not in entry.hint and "call the model again" in entry.hint, entry
+    assert "made 1 model call and sent no result back" in entry.loop, entry
 
 
 # --- one bug each: the honest loop with one thing wrong breaks that row alone, and says so ----

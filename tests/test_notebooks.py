@@ -2,6 +2,7 @@
 no secrets, one kernel, PNG figures; and the course's shape: students get stubs whose checks say
 "✗ Not yet", the solutions notebooks pass every check, and each chapter ends with a recap."""
 
+import ast
 import json
 import pathlib
 import re
@@ -58,6 +59,39 @@ def test_hygiene(path):
     assert len(ignored) <= 2
     for c in ignored:
         assert re.search(r"NBVAL_IGNORE_OUTPUT.*(because|:)", "".join(c["source"])), "say why"
+
+
+def connects(source: str) -> bool:
+    """The cell calls connect() or run_agent() whenever it runs: in a statement of its own, not
+    inside a def or an if. A kernel's first connection loads the openai SDK, a second or two.
+
+    Example: 'client = connect()' -> True; 'def my_loop(...):\n    connect()' -> False;
+             'if HAVE_REAL_MODEL:\n    connect()' -> False (offline, it does not run)
+    """
+    try:
+        statements = ast.parse(source).body
+    except SyntaxError:  # IPython's own syntax (magics): not a cell that connects
+        return False
+    simple = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
+    return any(isinstance(node, ast.Call) and getattr(node.func, "id", getattr(
+        node.func, "attr", None)) in ("connect", "run_agent")
+               for statement in statements if isinstance(statement, simple)
+               for node in ast.walk(statement))
+
+
+@pytest.mark.parametrize("path", STUDENTS + SOLUTIONS, ids=lambda p: p.name)
+def test_the_first_cell_that_connects_says_what_it_waits_for_before_it_waits(path):
+    """Issue 30, no wait over a second without a word: an audit found notebook 03's
+    `client = connect()` (1.2-2.2 s) and 04a's 25-step runaway (1.6 s) silent until the end.
+    The first cell that connects prints a line ending in "..." before anything else."""
+    code = [c for c in cells_of(path) if c["cell_type"] == "code"]
+    first = next((c for c in code if connects("".join(c["source"]))), None)
+    if first is None:
+        return
+    said = shown(first).split("\n")[0]
+    assert said.rstrip().endswith("..."), (
+        f"{''.join(first['source'])[:80]!r} first shows {said[:80]!r}: say what it waits for "
+        "(the openai SDK loads once: a second or two) before it waits")
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)

@@ -39,11 +39,11 @@ def check_temperature_tool(candidate) -> Verdict:
         return Verdict(False, f"it should take one argument, celsius; it takes {list(params)}")
     if not _schema_accepts(parameters, {"celsius": 36.6}):
         return Verdict(False, "annotate celsius as float, so the model may send 36.6 as well as 37")
+    if not candidate.description:  # before its Args: section: there is no docstring to add to
+        return Verdict(False, "give the function a docstring: its first line is what the "
+                       "model reads, then an Args: section describes celsius")
     if not params["celsius"].get("description"):
         return Verdict(False, "describe celsius in an Args: section of the docstring")
-    if not candidate.description:
-        return Verdict(False, "give the function a docstring: its first line is what the "
-                       "model reads")
     if candidate.description.startswith("Replace this docstring"):
         return Verdict(False, "replace the stub's docstring: its first line is what the model "
                        "reads, so say what the tool does")

@@ -104,6 +104,7 @@ class LoopProcess:
 
     def __init__(self, run_agent):
         self.loop = pickled(run_agent)
+        self.written = run_agent  # as given: where a run raised is read in its code (checks.py)
         self.child: subprocess.Popen | None = None
         self.ends: list = []  # the pipes and error file of the current process
         self.start()  # at once: its start overlaps the grader's own setup
@@ -334,6 +335,7 @@ class Raised(Exception):
         super().__init__(str(seen.get("message", "")))
         self.type_name = str(seen.get("type", "Exception"))
         self.not_implemented = bool(seen.get("not_implemented"))
+        self.where = seen.get("where") if isinstance(seen.get("where"), dict) else {}
 
 
 class Returned:

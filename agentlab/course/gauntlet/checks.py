@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import datetime
 import json
+import linecache
+import os
 import re
 import threading
+import types
 
 from agentlab.pricing import cost_usd
 from agentlab.records import redact
@@ -62,8 +65,10 @@ def _watch(loop: LoopProcess, task: str, tools: list, reply, timeout: float, *,
     reply(n) is the model's n-th reply (scripted.py); reply may also be a respond function
     that reads the conversation (scripted.reading)."""
     respond = reply if getattr(reply, "reads_the_conversation", False) else s.scripted(reply)
-    return loop.run(task, tools, respond, timeout, max_steps=max_steps,
-                    max_cost_usd=max_cost_usd, on_abandon=on_abandon)
+    trial = loop.run(task, tools, respond, timeout, max_steps=max_steps,
+                     max_cost_usd=max_cost_usd, on_abandon=on_abandon)
+    _read_where_it_raised(trial.raised, getattr(loop, "written", None))
+    return trial
 
 
 def warm_up() -> None:
@@ -79,6 +84,14 @@ def warm_up() -> None:
                            "tools": [s.calculator().schema]}).encode()
         handle("POST", "/v1/chat/completions", body, respond=s.scripted(lambda n: None))
     cost_usd(PRICED_AS, 1, 1)  # the first price lookup loads genai-prices' database
+
+
+def _clip(text: str, limit: int) -> str:
+    """Text on one line, cut to `limit` characters.
+
+    Example: _clip("  x = {\n  'a': 1}", 9) -> "x = { ..." """
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _short(value, limit: int = 70) -> str:
@@ -162,11 +175,104 @@ VAGUE_ERROR = "; that error does not say what went wrong"
 
 
 def _failed_entry(name, trial, failure, expect, model, hint, chapter=True, before="") -> Entry:
-    """A run that failed (see _run_failed); before: the evidence of earlier runs of the check."""
+    """A run that failed (see _run_failed); before: the evidence of earlier runs of the check.
+    A run that raised (its last trial) is told so before the row's own advice: the row could
+    not be judged, and the row's advice alone sends the student to the wrong fix."""
     what, generic_hint = failure
     trials = trial if isinstance(trial, list) else [trial]
+    raised = trials[-1].raised
+    if not generic_hint and raised is not None:
+        hint = f"{_fix_the_raise_first(raised)}; then, for this row: {hint}"
     return _entry(name, trials, False, expect, model, f"{before}{what}; {_requests(trials[-1])}",
                   generic_hint or hint, chapter)
+
+
+def _fix_the_raise_first(error) -> str:
+    """What the run raised and where, to fix before the row's own advice.
+
+    Example: -> "first fix what the run raised: KeyError: 'cost' in my_loop (line 9 of its
+             cell: `spent += usage['cost']`), so that the run ends with text"
+    """
+    kind = getattr(error, "type_name", type(error).__name__)
+    where = _where(getattr(error, "where", None) or {})
+    return redact(f"first fix what the run raised: {kind}: {_clip(str(error), 100)}{where}, "
+                  "so that the run ends with text")
+
+
+def _where(seen: dict) -> str:
+    """Where the exception left the student's code, in words (see _read_where_it_raised).
+
+    Example: {"function": "my_loop", "line": 9, "file": "helpers.py", "code": "x = y[0]"}
+             -> " in my_loop (helpers.py, line 9: `x = y[0]`)"
+    """
+    function, line, file = seen.get("function"), seen.get("line"), seen.get("file")
+    if not isinstance(function, str) or not isinstance(line, int) or not isinstance(file, str):
+        return ""
+    code = seen.get("code") if isinstance(seen.get("code"), str) else ""
+    shown = f": `{_clip(code, 80)}`" if code.strip() else ""
+    return f" in {_clip(function, 40)} ({_place(file, line, seen.get('cell') is True)}{shown})"
+
+
+def _place(file: str, line: int, cell: bool) -> str:
+    """Example: ("/a/helpers.py", 9, False) -> "helpers.py, line 9";
+                ("<dynamic-code>", 9, False) -> "line 9" (its file unknown)"""
+    if cell:
+        return f"line {line} of its cell"
+    if file.startswith("<"):
+        return f"line {line}"
+    return f"{_clip(os.path.basename(file), 60)}, line {line}"
+
+
+def _read_where_it_raised(error, written) -> None:
+    """Where the run raised, completed from the loop as written, which this process holds: the
+    loop's process names the function and line, but a function sent by value has lost its file
+    (runner.where_raised). Its code is found here by the function's name and first line, and
+    the line read from that code's file: a notebook cell as the kernel keeps it, or a file on
+    disk. A file the loop's process names is never read: a hint is shown to the student."""
+    where = getattr(error, "where", None)
+    if not isinstance(where, dict) or where.get("code") or written is None:
+        return
+    code = next((c for c in _codes(written) if c.co_name == where.get("function")
+                 and c.co_firstlineno == where.get("first_line")), None)
+    line = where.get("line")
+    if code is None or not isinstance(line, int):
+        return
+    text = _cell_line(code.co_filename, line)
+    where.update(file=code.co_filename, cell=bool(text),
+                 code=text or linecache.getline(code.co_filename, line))
+
+
+def _codes(function, most: int = 2_000):
+    """The code the loop as written may run: its own, its nested functions', its closures', and
+    the functions it names from its module (its helpers), as far as they reach."""
+    stack, seen = [(function, getattr(function, "__globals__", {}))], set()
+    while stack and len(seen) < most:
+        item, names = stack.pop()
+        code = getattr(item, "__code__", item)
+        if not isinstance(code, types.CodeType) or id(code) in seen:
+            continue
+        seen.add(id(code))
+        yield code
+        names = getattr(item, "__globals__", names)
+        stack += [(c, names) for c in code.co_consts if isinstance(c, types.CodeType)]
+        stack += [(names[n], names) for n in code.co_names
+                  if isinstance(names.get(n), types.FunctionType)]
+        for cell in getattr(item, "__closure__", None) or ():
+            try:
+                if isinstance(cell.cell_contents, types.FunctionType):
+                    stack.append((cell.cell_contents, names))
+            except ValueError:  # an empty cell
+                pass
+
+
+def _cell_line(file: str, line: int) -> str:
+    """The text of a line of a notebook cell, as this process (the kernel) keeps the cells'
+    code in memory; "" for anything else."""
+    entry = linecache.cache.get(file)
+    if not (isinstance(entry, tuple) and len(entry) == 4 and entry[1] is None):
+        return ""  # IPython keeps a cell as (size, None, lines, name); a file has its mtime
+    lines = entry[2]
+    return lines[line - 1] if 1 <= line <= len(lines) else ""
 
 
 def _calls(count: int) -> str:
@@ -544,7 +650,21 @@ def check_unencodable(run_agent, timeout: float, draw: Draws) -> Entry:
     carries = bool(sent) and str(when.year) in sent
     held = (carries or _reads_as_failure(sent)) and len(trial.requests) >= 2
     loop = f"answered the call with {_short(sent)}, {_returned(trial)}"
+    if sent is None:  # nothing went back: what broke is not the encoding
+        loop, hint = _not_sent_back(trial, tool.name)
     return _entry("unencodable", trial, held, expect, model, loop, hint)
+
+
+def _not_sent_back(trial: Trial, tool_name: str) -> tuple[str, str]:
+    """The evidence and hint of a run that returned text before any result of its one tool
+    call went back to the model: the loop stopped too soon, whatever it made of the result."""
+    ran = f"ran {tool_name}" if trial.tool_calls else f"did not run {tool_name}"
+    loop = (f"{ran}, then {_returned(trial)}; {_requests(trial)} and sent no result back: "
+            "the model never read it")
+    hint = ("after running the model's tool calls, append each result as a tool message and "
+            "call the model again: the run ends when the model answers without a tool call, "
+            "not after the first tool")
+    return loop, hint
 
 
 def check_truncation(run_agent, timeout: float, draw: Draws) -> Entry:

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import itertools
 import json
+import linecache
 import logging
 import multiprocessing.connection
+import os
+import pathlib
 import pickle
 import sys
+import sysconfig
 import threading
 import time
+import traceback
 import types
 
 from agentlab.models import Response
@@ -208,7 +213,39 @@ def exception_of(error: BaseException) -> dict:
     except Exception:  # noqa: BLE001
         text = "(its message could not be read)"
     return {"type": type(error).__name__, "message": text,
-            "not_implemented": isinstance(error, NotImplementedError)}
+            "not_implemented": isinstance(error, NotImplementedError),
+            "where": where_raised(error)}
+
+
+# Code that is not the student's: this package (the client and tools the loop is handed), the
+# standard library and installed packages (openai, httpx). Where an exception left the
+# student's code is the innermost frame of its traceback outside these.
+NOT_THE_STUDENTS = tuple(sorted({os.path.join(folder, "") for folder in (
+    str(pathlib.Path(__file__).resolve().parents[2]),
+    *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")))}))
+
+
+def where_raised(error: BaseException) -> dict | None:
+    """The innermost line of the student's code that the exception came through: its function,
+    line number and file, and the line's text if this process can read it. None if no frame
+    is theirs. A function sent by value (cloudpickle: a notebook's, a helper module's) keeps
+    its name and line numbers but not its file ("<dynamic-code>"): the grader, which holds the
+    function as written, finds its code by them (checks.py).
+
+    Example: a KeyError raised in my_loop's `tool_impls[name]` -> {"function": "my_loop",
+             "first_line": 1, "line": 14, "file": "<dynamic-code>", "code": ""}
+    """
+    try:
+        frames = [(frame.f_code, line) for frame, line in traceback.walk_tb(error.__traceback__)
+                  if not frame.f_code.co_filename.startswith(("<frozen ", *NOT_THE_STUDENTS))]
+        if not frames:
+            return None
+        code, line = frames[-1]
+        return {"function": code.co_name, "first_line": code.co_firstlineno, "line": line,
+                "file": code.co_filename,
+                "code": linecache.getline(code.co_filename, line).strip()[:200]}
+    except Exception:  # noqa: BLE001 - a traceback that cannot be read: the rest still goes
+        return None
 
 
 def main(read_fd: int, write_fd: int) -> None:
