@@ -200,9 +200,10 @@ HONEST = SOLUTIONS / f"{CAPSTONE}_solutions.ipynb"  # the reference loop, as an 
 ONE_MISTAKE = ('messages.append({"role": "tool", "tool_call_id": call.id,',
                'messages.append({"role": "tool", "tool_call_id": response.tool_calls[0].id,')
 # The rows whose steps hold several calls, so that the id each result goes back under shows:
-# call_ids (two calls in one step), unanswered_tool_calls (the second call's id never comes)
-# and repeats (its new questions come as parallel calls: the API refuses the next request).
-MISTAKE_BREAKS = {"call_ids", "unanswered_tool_calls", "repeats"}
+# call_ids (two calls in one step), unanswered_tool_calls (the second call's id never comes),
+# and right_tool and repeats (each asks two calls in one message: the API refuses the request
+# after them).
+MISTAKE_BREAKS = {"call_ids", "unanswered_tool_calls", "right_tool", "repeats"}
 # A loop with no guardrail holds the rows of a correct loop, and no limit's.
 PLAIN_HOLDS = {"answers", "right_tool", "call_ids", "history", "plain_result", "fresh_run",
                "unanswered_tool_calls"}
