@@ -116,7 +116,8 @@ def test_a_patched_gauntlet_in_this_process_does_not_hold_a_row(monkeypatch, cap
 
     monkeypatch.setitem(rows.CHECKS, "answers", always_held)
     assert handin.capstone(stub_loop, ["answers"]) == 0
-    assert capsys.readouterr().out.startswith("✗ answers: ")
+    # a line first, before the fresh process's wait: then the verdict
+    assert capsys.readouterr().out.startswith("grading 1 row in a fresh process ...\n✗ answers: ")
 
 
 def forges_a_verdict(messages, call, outcome):
@@ -181,7 +182,8 @@ def test_a_helper_module_beside_the_notebook_travels_with_the_answer(tmp_path, m
                          "content": my_helpers.as_text(outcome)})
 
     handin.exercise("check_observe", observe)
-    assert capsys.readouterr().out.startswith("check_observe: ✓ Works")
+    assert capsys.readouterr().out.startswith("check_observe: checking in a fresh process ...\n"
+                                              "check_observe: ✓ Works")
     import cloudpickle  # and nothing stays registered by value after the answer has gone
 
     assert "my_helpers" not in cloudpickle.list_registry_pickle_by_value()

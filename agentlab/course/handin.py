@@ -51,6 +51,7 @@ def capstone(run_agent, rows: list[str], *, seed: int | None = None) -> int:
     "✗ max_steps: <the hint>", and returns 1.
     """
     header = capstone_header(rows, seed)
+    print(f"grading {len(rows)} row{'s' * (len(rows) != 1)} in a fresh process ...", flush=True)
     text, points = capstone_said(rows, verdict(header, answer_bytes(header, run_agent)))
     print(text)
     return points
@@ -60,6 +61,7 @@ def exercise(check: str, *answers) -> None:
     """agentlab.course.checks' `check` on the student's answers, in a fresh process: prints the
     verdict if it works, raises AssertionError with it if not (the graded cell's error)."""
     header = exercise_header(check)
+    print(f"{check}: checking in a fresh process ...", flush=True)
     ok, text = exercise_said(check, verdict(header, answer_bytes(header, *answers)))
     if not ok:
         raise AssertionError(text)
