@@ -43,9 +43,10 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
-# Every line of a hand-in's code runs as this account, which owns nothing and can read nothing
-# of the course (docs/INSTRUCTORS.md makes it, and lets the teacher run commands as it).
-c.GradeOutsideTheKernel.account = os.environ.get("AGENTLAB_GRADING_ACCOUNT", "agentlab-grader")
+# Every line of a hand-in's code (its kernel, its loop, its answers) runs in bubblewrap's
+# sandbox, which holds nothing of the course (agentlab.course.sandbox; `apt install
+# bubblewrap`). False grades without it: then a hand-in reads what the teacher can.
+c.GradeOutsideTheKernel.sandbox = True
 # The capstone's verdicts grade each group of rows in a fresh process: a cell may take a minute
 # on a busy machine, never forever.
 c.Execute.timeout = 300

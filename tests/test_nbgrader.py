@@ -189,6 +189,31 @@ def test_a_helper_module_beside_the_notebook_travels_with_the_answer(tmp_path, m
     assert "my_helpers" not in cloudpickle.list_registry_pickle_by_value()
 
 
+def floods(messages, call, outcome):
+    """A right observe, but it prints 200 MB first."""
+    import json
+    import sys
+
+    for _ in range(200):
+        sys.stderr.write("x" * 2**20)
+    content = json.dumps({"error": f"{type(outcome).__name__}: {outcome}"}
+                         if isinstance(outcome, Exception) else outcome)
+    messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+
+
+def test_a_hand_in_that_prints_without_end_is_stopped_and_never_held_in_memory():
+    """An outside review sent 300 MB to the grading process's stderr: the teacher's process
+    grew by 600 MB reading it. Now it goes to a file, which stops growing at OUTPUT_LIMIT: the
+    write past it fails, and the check says so."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KB
+    with pytest.raises(AssertionError, match=r"Not yet: .*File too large"):
+        handin.exercise("check_observe", floods)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < handin.OUTPUT_LIMIT / 2**20, grown_mb
+
+
 def test_an_unknown_check_is_no_pass():
     with pytest.raises(AssertionError, match="no exercise check named"):
         handin.exercise("print", stub_loop)
@@ -308,6 +333,13 @@ try:
 except sqlite3.Error as e:
     print("gradebook not written:", e)
 print("token:", os.environ.get("JUPYTERHUB_API_TOKEN"), os.environ.get("OPENAI_API_KEY"))
+# Where nbgrader will write this graded notebook: a link there would send the write to the
+# gradebook (an outside review overwrote it so, when the hand-in's folder itself was bound).
+for name in os.listdir("."):
+    if name.endswith(".ipynb"):
+        os.remove(name)
+        os.symlink({str(course / "gradebook.db")!r}, name)
+        print("planted a link in place of", name)
 '''
 
 
@@ -514,6 +546,7 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
     assert "not read: [Errno 2] No such file or directory" in text
     assert " read: b" not in text and "BEGIN SOLUTION" not in text
     assert "gradebook not written" in text and HUB_TOKEN not in text
+    assert "planted a link in place of" in text  # in a copy: nbgrader's own folder untouched
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         assert all(grade.manual_score is None for student in students
                    for grade in gradebook.find_submission_notebook(
@@ -540,7 +573,9 @@ def test_the_course_autogrades_with_nbgraders_own_steps_but_the_first():
     from nbgrader.preprocessors import Execute
 
     assert ours == [GradeOutsideTheKernel if p is Execute else p for p in default]
-    assert config.GradeOutsideTheKernel.get("sandbox", True) is True
+    assert config.GradeOutsideTheKernel.sandbox is True
+    # every setting it gives the class is one the class has (nbgrader only logs the others)
+    assert set(config.GradeOutsideTheKernel) <= set(GradeOutsideTheKernel.class_traits())
 
 
 def test_every_graded_cell_of_the_sources_asks_for_verdicts_autograde_can_read():
@@ -584,7 +619,7 @@ checks.check_observe = lambda fn: checks.Verdict(True, "patched")
 '''
 
 
-def autograded(tmp_path, *sources):
+def autograded(tmp_path, *sources, timeout=120):
     """A notebook of `sources` then a graded exercise cell, through GradeOutsideTheKernel."""
     from agentlab.course.autograde import GradeOutsideTheKernel
 
@@ -596,7 +631,8 @@ def autograded(tmp_path, *sources):
     graded.metadata.nbgrader = {"grade": True, "grade_id": "observe", "points": 1,
                                 "solution": False, "locked": True, "schema_version": 3}
     notebook.cells.append(graded)
-    preprocessor = GradeOutsideTheKernel(sandbox=shutil.which("bwrap") is not None, timeout=120)
+    preprocessor = GradeOutsideTheKernel(sandbox=shutil.which("bwrap") is not None,
+                                         timeout=timeout)
     done, _ = preprocessor.preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
     return done.cells[-1].outputs
 
@@ -606,9 +642,13 @@ def test_autograde_grades_an_exercise_outside_a_kernel_that_says_yes_to_everythi
     needs_nbgrader()
     # a file handed in beside the notebook is there, as in nbgrader's own autograde
     (tmp_path / "beside.txt").write_text("handed in")
+    writes = ("import os\nopen('written.txt', 'w').write('x')\n"
+              f"os.symlink({str(tmp_path / 'beside.txt')!r}, 'graded.ipynb')")
     [said] = autograded(tmp_path, "assert open('beside.txt').read() == 'handed in'\n"
-                        + right_observe_source())
+                        + right_observe_source(), writes)
     assert said.output_type == "stream" and said.text.startswith("check_observe: ✓ Works")
+    # what the kernel wrote went to a copy of the hand-in's folder, never to the folder itself
+    assert sorted(os.listdir(tmp_path)) == ["beside.txt"]
     [said] = autograded(tmp_path, OBSERVE_WRONG, PATCHED_KERNEL)
     assert said.output_type == "error" and said.ename == "AssertionError"
     assert said.evalue.startswith("check_observe: ✗ Not yet")
@@ -631,6 +671,41 @@ def test_a_sandbox_that_cannot_be_made_says_what_to_do(tmp_path):
     with mock.patch("shutil.which", return_value=None), \
             pytest.raises(SandboxError, match="apt install bubblewrap"):
         Sandbox()
+
+
+# A hand-in that tries to end autograde before its graded cells, so that nbgrader drops it and
+# keeps the marks of an earlier hand-in (an outside review kept 18 of 18 so).
+HANGS = """import signal, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+while True:
+    time.sleep(0.1)
+"""
+NOT_BYTES = """from IPython.display import display
+import agentlab.course.handin as handin
+handin.show_answer = lambda header, *answers: display({handin.ANSWER_TYPE: "A"}, raw=True)
+"""
+
+
+@pytest.mark.long
+def test_a_hand_in_that_hangs_or_garbles_its_answer_scores_nothing_and_autograde_goes_on(
+        tmp_path):
+    needs_nbgrader()
+    [said] = autograded(tmp_path, right_observe_source(), HANGS, timeout=3)
+    assert said.output_type == "error" and "autograde stopped before this cell" in said.evalue
+    [said] = autograded(tmp_path, right_observe_source(), NOT_BYTES)
+    assert said.output_type == "error" and "not the bytes it is asked for" in said.evalue
+
+
+def test_a_verdict_of_another_shape_is_no_pass(monkeypatch):
+    needs_nbgrader()
+    from agentlab.course.autograde import Asked, GradeOutsideTheKernel
+
+    monkeypatch.setattr(handin, "verdict", lambda *args: {})  # what a forged line could hold
+    preprocessor = GradeOutsideTheKernel(sandbox=False)
+    preprocessor._sandbox = None
+    for header in (handin.exercise_header("check_observe"), handin.capstone_header(["answers"])):
+        [said] = preprocessor._verdict(Asked(header, ["f"]), b"bytes")
+        assert said.output_type == "error" and "verdict was not one" in said.evalue
 
 
 def test_the_sandbox_holds_this_python_and_nothing_of_the_course(tmp_path):

@@ -2,7 +2,7 @@
 
     # deploy/nbgrader_config.py
     c.Autograde.autograde_preprocessors = [GradeOutsideTheKernel, ...the rest of nbgrader's]
-    c.GradeOutsideTheKernel.account = "agentlab-grader"
+    c.GradeOutsideTheKernel.sandbox = True   # bubblewrap's (agentlab.course.sandbox)
 
 nbgrader's own autograde runs a hand-in in a fresh kernel, hidden tests included, and scores a
 graded cell by what the kernel printed. But every cell of the student's runs in that kernel
@@ -31,6 +31,7 @@ import tempfile
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 from traitlets import Bool
 
@@ -78,6 +79,12 @@ def asked_in(source: str) -> list[Asked]:
     return [question for *_, question in sorted(asked, key=lambda found: found[:2])]
 
 
+def asked_in_graded(cell) -> list[Asked]:
+    """The verdicts a cell asks for, if it is a graded code cell."""
+    graded = cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
+    return asked_in(cell.source) if graded else []
+
+
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel in an environment made from nothing and, when `sandbox` is set, in the
     sandbox, with its connection file and sockets in a folder of its own (`ipc` transport)."""
@@ -87,6 +94,9 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     async def _async_pre_start_kernel(self, **kw):
         if self.sandbox is not None:
+            # One folder of the teacher's for all the kernel may write: the connection file,
+            # its sockets, and a copy of the hand-in's folder. Nothing in it is read again
+            # (a link planted there leads nowhere), and all of it is removed with the kernel.
             self.folder = tempfile.mkdtemp(prefix="agentlab-kernel-")
             self.transport, self.cache_ports = "ipc", False
             self.ip = os.path.join(self.folder, "kernel")
@@ -98,11 +108,18 @@ class SandboxedKernelManager(AsyncKernelManager):
         kw["env"] = {**environment(),
                      **{k: v for k, v in kw.get("env", {}).items() if k.startswith("JPY_")}}
         if self.sandbox is not None:
+            # The kernel starts in a copy of the hand-in's folder (the notebook and the files it
+            # came with), as nbgrader's own autograde starts it in the folder itself. A copy:
+            # the folder is the one nbgrader writes the graded notebook into, and a link the
+            # hand-in planted there would send that write to any file of the teacher's.
             # JPY_PARENT_PID=1: "no parent to watch" (the sandbox's pids are its own), so the
-            # kernel neither polls the teacher's pid nor prints how to connect to it
-            # The hand-in's own folder (the notebook and the files it came with) is its cwd,
-            # as in nbgrader's own autograde; nothing above it is in the sandbox.
-            kernel_cmd = self.sandbox.wrap(kernel_cmd, shared=self.folder, cwd=kw.get("cwd"),
+            # kernel neither polls the teacher's pid nor prints how to connect to it.
+            handed_in = os.path.join(self.folder, "hand-in")
+            if kw.get("cwd"):
+                shutil.copytree(kw["cwd"], handed_in, symlinks=True)
+            else:
+                os.mkdir(handed_in)
+            kernel_cmd = self.sandbox.wrap(kernel_cmd, shared=self.folder, cwd=handed_in,
                                            env={"JPY_PARENT_PID": "1"})
         return await super()._async_launch_kernel(kernel_cmd, **kw)
 
@@ -138,7 +155,19 @@ class GradeOutsideTheKernel(Execute):
             self.log.warning("Grading hand-ins without a sandbox: a hand-in's code can read "
                              "what you can (c.GradeOutsideTheKernel.sandbox)")
         self._waiting: list[tuple] = []  # (cell, [(asked, payload or error outputs)])
-        nb, resources = super().preprocess(nb, resources, km)
+        try:
+            nb, resources = super().preprocess(nb, resources, km)
+        except (CellTimeoutError, DeadKernelError) as e:  # a kernel the hand-in hung or killed
+            # Not raised on to nbgrader: it would drop this hand-in and keep the marks of an
+            # earlier one. Every graded cell the kernel never reached scores nothing, and says
+            # why.
+            self.log.warning("Autograde stopped in this hand-in's kernel: %s", e)
+            reached = {id(cell) for cell, _ in self._waiting}
+            for cell in nb.cells:
+                if id(cell) not in reached and asked_in_graded(cell):
+                    cell.outputs = [_error(type(e).__name__, f"autograde stopped before this "
+                                           f"cell: {str(e).strip()[:300]}")]
+            resources = self.resources
         # The kernel is gone now: nothing of the student's runs while the verdicts are made.
         for cell, answers in self._waiting:
             cell.outputs = []
@@ -150,8 +179,7 @@ class GradeOutsideTheKernel(Execute):
         return nb, resources
 
     def preprocess_cell(self, cell, resources, index):
-        asked = asked_in(cell.source) if cell.cell_type == "code" and \
-            cell.metadata.get("nbgrader", {}).get("grade") else []
+        asked = asked_in_graded(cell)
         if not asked:
             return super().preprocess_cell(cell, resources, index)
         answers = []
@@ -175,7 +203,11 @@ class GradeOutsideTheKernel(Execute):
         if len(shown) != 1:
             return [_error("HandInError", f"the kernel showed {len(shown)} answers, not one: "
                            "something in the notebook prints on its own")]
-        return base64.b64decode(shown[0]["data"][handin.ANSWER_TYPE])
+        try:
+            return base64.b64decode(shown[0]["data"][handin.ANSWER_TYPE], validate=True)
+        except (ValueError, TypeError):  # binascii.Error is a ValueError
+            return [_error("HandInError", "the kernel's answer was not the bytes it is asked "
+                           "for: something in the notebook changed how answers are handed over")]
 
     def _verdict(self, asked: Asked, payload: bytes | list) -> list:
         """The outputs of one verdict: as the cell would print them, or its error."""
@@ -183,14 +215,19 @@ class GradeOutsideTheKernel(Execute):
             return payload
         try:
             answer = handin.verdict(asked.header, payload, self._sandbox)
+            if asked.header["kind"] == "capstone":
+                text, points = handin.capstone_said(asked.header["rows"], answer)
+            else:
+                ok, text = handin.exercise_said(asked.header["check"], answer)
         except handin.HandInError as e:
             return [_error("HandInError", str(e))]
+        except (KeyError, TypeError, AttributeError, ValueError):  # a verdict of another shape
+            return [_error("HandInError", "the grading process's verdict was not one: "
+                           "something in the hand-in wrote it")]
         if asked.header["kind"] == "capstone":
-            text, points = handin.capstone_said(asked.header["rows"], answer)
             return [nbformat.v4.new_output("stream", name="stdout", text=text + "\n"),
                     nbformat.v4.new_output("execute_result", {"text/plain": str(points)},
                                            execution_count=None)]
-        ok, text = handin.exercise_said(asked.header["check"], answer)
         if not ok:
             return [_error("AssertionError", text)]
         return [nbformat.v4.new_output("stream", name="stdout", text=text + "\n")]

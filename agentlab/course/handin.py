@@ -33,10 +33,12 @@ import pathlib
 import secrets
 import subprocess
 import sys
+import tempfile
 
 # What a kernel shows autograde: the answers' bytes, base64 (one display_data output)
 ANSWER_TYPE = "application/vnd.agentlab.answer+base64"
 TIME_LIMIT_S = 240  # a hidden test's fresh process at most; under nbgrader's 300 s for a cell
+OUTPUT_LIMIT = 64 * 2**20  # bytes: the most a grading process writes to any one file
 
 
 class HandInError(Exception):
@@ -200,16 +202,21 @@ def verdict(header: dict, payload: bytes, sandbox=None) -> dict:
     token = secrets.token_hex(16)
     message = json.dumps({**header, "token": token}).encode() + b"\n" + payload
     command = [sys.executable, "-I", "-m", "agentlab.course.handin"]
-    try:
-        done = subprocess.run(sandbox.wrap(command) if sandbox else command, input=message,
-                              capture_output=True, timeout=TIME_LIMIT_S, env=environment(),
-                              start_new_session=True)
-    except subprocess.TimeoutExpired:
-        raise HandInError(f"no verdict within {TIME_LIMIT_S} s") from None
-    for line in done.stdout.decode(errors="replace").splitlines():
-        if line.startswith(token):
-            return json.loads(line[len(token):])
-    said = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["nothing"]
+    # What the process prints goes to files, not to this process's memory: code under grading
+    # may print without end (OUTPUT_LIMIT caps the files; past it the process is stopped).
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            done = subprocess.run(sandbox.wrap(command) if sandbox else command, input=message,
+                                  stdout=out, stderr=err, timeout=TIME_LIMIT_S,
+                                  env=environment(), start_new_session=True)
+        except subprocess.TimeoutExpired:
+            raise HandInError(f"no verdict within {TIME_LIMIT_S} s") from None
+        out.seek(0)
+        for line in out:
+            if line.startswith(token.encode()):
+                return json.loads(line[len(token):].decode(errors="replace"))
+        err.seek(max(0, err.seek(0, os.SEEK_END) - 2000))
+        said = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["nothing"]
     raise HandInError(f"the grading process gave no verdict (exit code {done.returncode}): "
                       f"{said[0][:300]}")
 
@@ -240,6 +247,17 @@ def _run_check(header: dict, payload: bytes) -> dict:
     return {"ok": bool(verdict.ok), "message": str(verdict.message)}
 
 
+def _output_limited() -> None:
+    """No file this process or its children write (its stdout and stderr among them) grows past
+    OUTPUT_LIMIT: the writer is stopped there (RLIMIT_FSIZE, which code run here cannot raise)."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
+    except (ImportError, ValueError, OSError):  # not POSIX, or a lower limit already: keep it
+        pass
+
+
 def _not_inspectable() -> None:
     """No other process of this user (a hand-in's loop, run from here) may read this one's
     memory or open files, where the verdict's token is (Linux's PR_SET_DUMPABLE)."""
@@ -253,6 +271,7 @@ def _not_inspectable() -> None:
 
 def main() -> int:
     _not_inspectable()
+    _output_limited()
     line, _, payload = sys.stdin.buffer.read().partition(b"\n")
     header = json.loads(line)
     token = header.pop("token")

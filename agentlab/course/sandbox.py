@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -82,11 +83,12 @@ class Sandbox:
                               capture_output=True, text=True, timeout=60, env=environment())
         if done.returncode != 0:
             said = (done.stderr.strip().splitlines() or ["nothing said"])[-1]
+            why = (": it needs user namespaces, which this machine or container does not allow"
+                   if re.search(r"namespace|permi", said, re.I) else "")
             raise SandboxError(
-                f"bubblewrap cannot make its sandbox on this machine ({said}): it needs user "
-                "namespaces, which this machine or container does not allow. Grade on a machine "
-                "that does, or set c.GradeOutsideTheKernel.sandbox = False, where a hand-in's "
-                "code can read everything you can (docs/INSTRUCTORS.md)")
+                f"bubblewrap cannot make its sandbox on this machine ({said}){why}. Grade on a "
+                "machine where it can, or set c.GradeOutsideTheKernel.sandbox = False, where a "
+                "hand-in's code can read everything you can (docs/INSTRUCTORS.md)")
 
     def wrap(self, command: list[str], *, shared: str | None = None, cwd: str | None = None,
              env: dict[str, str] | None = None) -> list[str]:
@@ -103,9 +105,10 @@ class Sandbox:
                 args += ["--ro-bind", path, path]
         for path in [*SETTINGS, *python_folders()]:
             args += ["--ro-bind-try", path, path]
-        for folder in (shared, cwd):
-            if folder:
-                args += ["--bind", folder, folder]
+        if shared:
+            args += ["--bind", shared, shared]  # cwd, when given, is inside it or bound too
+        if cwd and not (shared and cwd.startswith(shared.rstrip("/") + "/")):
+            args += ["--bind", cwd, cwd]
         args += ["--chdir", cwd or HOME]
         env = {**environment(), "HOME": HOME, "TMPDIR": HOME, "MPLCONFIGDIR": HOME,
                "IPYTHONDIR": HOME, "JUPYTER_RUNTIME_DIR": HOME, **(env or {})}
