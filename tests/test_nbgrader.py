@@ -525,13 +525,14 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
     assert totals["cy"] == totals["dee"] == len(PLAIN_HOLDS), totals
 
     # The class's results, row by row, from the gradebook: what their code holds.
-    from agentlab.course.class_results import class_results
+    from agentlab.course.class_results import class_results, not_graded
 
     results = class_results(course, CAPSTONE)
     assert list(results)[:3] == ["answers", "right_tool", "call_ids"] and len(results) == 18
     for row, (held, graded) in results.items():
         assert graded == len(students)
         assert held == sum(row in rows for h in expected.values() for rows in h.values()), row
+    assert not_graded(course, CAPSTONE) == []
     for name in students:  # each student's feedback, fetched from the exchange
         home = tmp_path / name
         Shell(home, {**base, **servers[name].environment, "HOME": str(home)},
@@ -551,6 +552,13 @@ def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_p
         assert all(grade.manual_score is None for student in students
                    for grade in gradebook.find_submission_notebook(
                        CAPSTONE, CAPSTONE, student).grades)
+    # A hand-in autograde could not grade (nbgrader removes its autograded notebook): named as
+    # such, its stale marks out of the class's results, the guide's last line still runs.
+    (course / "autograded" / "bob" / CAPSTONE / f"{CAPSTONE}.ipynb").unlink()
+    assert not_graded(course, CAPSTONE) == ["bob"]
+    assert all(graded == len(students) - 1 for _, graded in class_results(course,
+                                                                           CAPSTONE).values())
+    assert "not graded: bob: autograde failed" in shell.run(teaching[-1])
 
 
 # --- autograde takes the verdict outside the kernel, in a sandbox --------------------------------

@@ -14,7 +14,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agentlab.course.class_results import class_results, plot_class_results
+    from agentlab.course.class_results import class_results, not_graded, plot_class_results
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("course", type=pathlib.Path, help="the course's folder (gradebook.db)")
@@ -24,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.course.expanduser() / "gradebook.db").exists():
         sys.exit(f"no gradebook.db in {args.course}: run nbgrader autograde there first")
     results = class_results(args.course, args.assignment)
+    if failed := not_graded(args.course, args.assignment):
+        print(f"not graded: {', '.join(failed)}: autograde failed on their hand-in (its log "
+              "says why); the gradebook's marks for it, if any, are from an earlier run. Look "
+              "at the hand-in, then grade it by hand in the formgrader or run autograde again.")
     if not results:
         sys.exit(f"no graded hand-in of {args.assignment} in {args.course}'s gradebook")
     width = max(map(len, results))

@@ -11,7 +11,9 @@ gradebook. So a row counts as held by a student when the cell printed it held; a
 check's cell is a row of its own, held when it earned its points.
 
 Left out on purpose: students who handed nothing in (they are in the gradebook with no
-submission, and count in no row).
+submission, and count in no row), and hand-ins that autograde could not grade (no autograded
+notebook: not_graded() names them, since their marks in the gradebook, if any, are an earlier
+run's).
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ def class_results(course, assignment: str) -> dict[str, tuple[int, int]]:
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for submission in gradebook.assignment_submissions(assignment):
             for notebook in submission.notebooks:
-                saved = (course / "autograded" / submission.student.id / assignment
-                         / f"{notebook.name}.ipynb")
+                saved = _autograded(course, submission.student.id, assignment, notebook.name)
+                if not saved.exists():  # autograde failed on it: see not_graded()
+                    continue
                 grades = {grade.name: grade for grade in notebook.grades}
                 printed = _printed_by_cell(nbformat.read(saved, as_version=4))
                 for grade in (grades[name] for name in printed if name in grades):
@@ -45,6 +48,24 @@ def class_results(course, assignment: str) -> dict[str, tuple[int, int]]:
                         tally[0] += mark == "✓"
                         tally[1] += 1
     return {row: (held, graded) for row, (held, graded) in results.items()}
+
+
+def not_graded(course, assignment: str) -> list[str]:
+    """The students whose hand-in is in the gradebook but has no autograded notebook: autograde
+    failed on it (its log says why), so its marks, if any, are from an earlier run."""
+    from nbgrader.api import Gradebook
+
+    course = pathlib.Path(course).expanduser()
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return sorted({submission.student.id
+                       for submission in gradebook.assignment_submissions(assignment)
+                       for notebook in submission.notebooks
+                       if not _autograded(course, submission.student.id, assignment,
+                                          notebook.name).exists()})
+
+
+def _autograded(course: pathlib.Path, student: str, assignment: str, name: str) -> pathlib.Path:
+    return course / "autograded" / student / assignment / f"{name}.ipynb"
 
 
 def _printed_by_cell(notebook) -> dict[str, str]:
