@@ -700,6 +700,13 @@ def test_a_hand_in_that_hangs_or_garbles_its_answer_scores_nothing_and_autograde
     needs_nbgrader()
     [said] = autograded(tmp_path, right_observe_source(), HANGS, timeout=3)
     assert said.output_type == "error" and "autograde stopped before this cell" in said.evalue
+    # hung while it hands over its answer: the graded cell is still there, and scores nothing
+    hangs_on_export = NOT_BYTES.replace('lambda header, *answers: display(' +
+                                        '{handin.ANSWER_TYPE: "A"}, raw=True)',
+                                        'lambda header, *answers: __import__("time").sleep(60)')
+    assert hangs_on_export != NOT_BYTES
+    [said] = autograded(tmp_path, right_observe_source(), hangs_on_export, timeout=3)
+    assert said.output_type == "error" and "autograde stopped before this cell" in said.evalue
     [said] = autograded(tmp_path, right_observe_source(), NOT_BYTES)
     assert said.output_type == "error" and "not the bytes it is asked for" in said.evalue
 
