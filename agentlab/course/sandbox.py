@@ -57,11 +57,15 @@ def python_folders() -> list[str]:
     """The folders this Python and agentlab are read from: the environment, the Python it was
     made from, and agentlab's own folder (an editable install reads it from a clone, whose
     solutions must stay out of reach: only the package's folder goes in)."""
+    import site
+
     import agentlab
 
-    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix,
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
                str(pathlib.Path(agentlab.__file__).resolve().parent),
                str(pathlib.Path(sys.executable).resolve().parent.parent)}
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        folders.add(site.getusersitepackages())  # packages installed with pip --user
     return sorted(f for f in folders if not f.startswith(SYSTEM))
 
 
