@@ -1626,3 +1626,19 @@ def test_a_loop_that_cannot_travel_to_its_process_is_told_what_to_change():
     with pytest.raises(TypeError, match=r"could not send it there \(TypeError: .*lock.*\)\. "
                        r"Keep what run_agent uses .* make them inside run_agent instead"):
         grade(locked_loop, only=["answers"])
+
+
+def test_the_graders_own_time_answering_the_model_is_not_the_loops(monkeypatch):
+    """A student review: the server's first refused request took 3.9 s to answer (it loads
+    jsonschema to say why), and a loop's run was abandoned as one that never returned."""
+    from agentlab.course.gauntlet import boundary
+
+    answer = boundary.handle
+
+    def slow_answer(*args, **kwargs):
+        time.sleep(1.0)
+        return answer(*args, **kwargs)
+
+    monkeypatch.setattr(boundary, "handle", slow_answer)
+    report = grade(from_scratch, only=["answers"], seed=3, timeout=0.8)
+    assert report.held == ["answers"], report["answers"]

@@ -13,7 +13,6 @@ import os
 import pathlib
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 
@@ -28,6 +27,17 @@ SOLUTIONS = ROOT / "notebooks" / "solutions"
 CAPSTONE = "08_grade_your_own_loop"
 GROUPS = {"capstone_loop": 6, "capstone_limits": 3, "capstone_gate": 4, "capstone_seen": 2,
           "capstone_beyond": 3}
+
+
+def sandbox_here() -> str:
+    """"" if bubblewrap can make autograde's sandbox on this machine, else why not."""
+    from agentlab.course.sandbox import Sandbox, SandboxError
+
+    try:
+        Sandbox().check()
+    except SandboxError as e:
+        return str(e)
+    return ""
 
 
 def needs_nbgrader():
@@ -415,9 +425,8 @@ def earned(loop_source: str) -> dict[str, list[str]]:
 @pytest.mark.long
 def test_a_class_hands_in_the_capstone_and_is_graded_by_what_its_code_does(tmp_path):
     needs_nbgrader()
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed (Debian: apt install bubblewrap): autograde "
-                    "runs each hand-in in its sandbox (agentlab.course.sandbox)")
+    if why := sandbox_here():  # autograde runs each hand-in in it (agentlab.course.sandbox)
+        pytest.skip(f"autograde's sandbox cannot run here: {why}")
     honest_loop = reference_loop()
     assert ONE_MISTAKE[0] in honest_loop
     mistaken_loop = honest_loop.replace(*ONE_MISTAKE)
@@ -639,8 +648,7 @@ def autograded(tmp_path, *sources, timeout=120):
     graded.metadata.nbgrader = {"grade": True, "grade_id": "observe", "points": 1,
                                 "solution": False, "locked": True, "schema_version": 3}
     notebook.cells.append(graded)
-    preprocessor = GradeOutsideTheKernel(sandbox=shutil.which("bwrap") is not None,
-                                         timeout=timeout)
+    preprocessor = GradeOutsideTheKernel(sandbox=not sandbox_here(), timeout=timeout)
     done, _ = preprocessor.preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
     return done.cells[-1].outputs
 
@@ -724,8 +732,8 @@ def test_a_verdict_of_another_shape_is_no_pass(monkeypatch):
 
 
 def test_the_sandbox_holds_this_python_and_nothing_of_the_course(tmp_path):
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed (Debian: apt install bubblewrap)")
+    if why := sandbox_here():
+        pytest.skip(f"the sandbox cannot run here: {why}")
     from agentlab.course.sandbox import Sandbox, environment
 
     course = tmp_path / "agentlab-course"
