@@ -51,10 +51,10 @@ REPEAT_BY_ARGUMENTS_HINT = ("a repeat is the same tool AND the same arguments: k
 REPEAT_IN_A_ROW_HINT = (REPEAT_HINT + "; count each call over the whole run, not only in a row: "
                         "asked between other calls, it is still the same call")
 FRESH_CONVERSATION_HINT = (
-    "start a fresh conversation at each call of run_agent: messages = [{'role': 'user', "
-    "'content': user_message}] made inside it, not a list kept outside it (a global) between "
-    "runs. A run was sent an earlier run's messages, so what this row read is mixed with "
-    "theirs: fix that first, then grade again")
+    "start a fresh conversation at each call of run_agent: make messages inside it (your "
+    "system message if you send one, then {'role': 'user', 'content': user_message}), not a "
+    "list kept outside it (a global) between runs. A run was sent an earlier run's messages, so "
+    "what this row read is mixed with theirs: fix that first, then grade again")
 MARKER_HINT = ("mark a failure as one, so the model knows its call failed: "
                "json.dumps({'error': ...}), or text starting 'Error:'")
 
