@@ -1642,3 +1642,15 @@ def test_the_graders_own_time_answering_the_model_is_not_the_loops(monkeypatch):
     monkeypatch.setattr(boundary, "handle", slow_answer)
     report = grade(from_scratch, only=["answers"], seed=3, timeout=0.8)
     assert report.held == ["answers"], report["answers"]
+
+
+@pytest.mark.parametrize("seed", [5, 12])
+def test_a_count_of_its_own_under_the_budget_is_not_told_to_say_the_budget_stopped_it(seed):
+    """A student review: a loop capped at range(5) stopped under its budget, said 'step limit
+    reached', and was told to say 'Stopped: the budget of $... is spent', which was not so.
+    (Seeds where the budget rows stop it this way: other seeds leave room for one more call
+    and get the 'something other than max_cost_usd' hint.)"""
+    entry = grade(with_changes(steps=5), only=["budget"], seed=seed)["budget"]
+    assert not entry.held
+    assert "a count of the loop's own stopped it" in entry.hint, entry
+    assert "is spent" not in entry.hint

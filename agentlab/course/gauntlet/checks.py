@@ -501,7 +501,17 @@ def check_budget(run_agent, timeout: float, draw: Draws) -> Entry:
         stopped_by_budget = spent > budget or (asking and len(trial.requests) < BUDGET_STEPS)
         silent = (not late_calls and not early and stopped_by_budget
                   and not _says_why_it_stopped(trial, BUDGET_WORDS, budget))
-        if silent:
+        if silent and spent <= budget and _says_why_it_stopped(trial, STEP_LIMIT_WORDS,
+                                                                BUDGET_STEPS):
+            # Under the budget, and it says a step limit stopped it, below the max_steps it was
+            # given: a count of its own did (a student review got the budget sentence here,
+            # whose example claimed a budget that was not spent).
+            runs[-1] += f", which says a step limit stopped it (max_steps was {BUDGET_STEPS})"
+            hint = (f"made {_calls(len(trial.requests))} with max_steps={BUDGET_STEPS} and "
+                    f"${spent:.6f} of ${budget} spent, and said a step limit stopped it: a count "
+                    "of the loop's own stopped it; count to max_steps, and stop on the money: "
+                    "add up estimate_cost(response) and stop once it passes max_cost_usd")
+        elif silent:
             runs[-1] += ", which does not say the budget stopped it"
             hint = ("return a sentence that says the budget stopped the run, for example "
                     f"'Stopped: the budget of ${budget} is spent (${spent:.6f}).'")
