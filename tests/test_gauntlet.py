@@ -1635,12 +1635,12 @@ def test_the_graders_own_time_answering_the_model_is_not_the_loops(monkeypatch):
 
     answer = boundary.handle
 
-    def slow_answer(*args, **kwargs):
-        time.sleep(1.0)
+    def slow_answer(*args, **kwargs):  # each answer longer than the whole run may take
+        time.sleep(LOADED + 0.5)
         return answer(*args, **kwargs)
 
     monkeypatch.setattr(boundary, "handle", slow_answer)
-    report = grade(from_scratch, only=["answers"], seed=3, timeout=0.8)
+    report = grade(from_scratch, only=["answers"], seed=3, timeout=LOADED)
     assert report.held == ["answers"], report["answers"]
 
 
@@ -1654,3 +1654,35 @@ def test_a_count_of_its_own_under_the_budget_is_not_told_to_say_the_budget_stopp
     assert not entry.held
     assert "a count of the loop's own stopped it" in entry.hint, entry
     assert "is spent" not in entry.hint
+
+
+def guard_by_name(user_message, tools, tool_impls, client, model, max_steps=10,
+                  max_cost_usd=0.50):
+    """A repeat guard keyed on the tool's name alone: it refuses a new question to a tool."""
+    messages = [{"role": "user", "content": user_message}]
+    runs = {}
+    for step in range(max_steps):
+        response = client.chat(model=model, messages=messages, tools=tools)
+        messages.append(response.message)
+        if not response.tool_calls:
+            return response.message["content"]
+        for call in response.tool_calls:
+            name = call.function.name
+            runs[name] = runs.get(name, 0) + 1
+            if runs[name] > 1:
+                content = json.dumps({"error": f"{name} was already called"})
+            else:
+                content = json.dumps(tool_impls[name](**json.loads(call.function.arguments)))
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+    return "Stopped: step limit reached."
+
+
+def test_a_call_the_loop_refused_itself_is_not_blamed_on_its_ids():
+    """A student review: a repeat guard keyed on the tool's name broke call_ids with 'answer
+    each call with its own id', though every id was right."""
+    entry = grade(guard_by_name, only=["call_ids"], seed=3)["call_ids"]
+    assert not entry.held
+    assert "a check of its own refused it" in entry.hint and "(name, arguments)" in entry.hint
+    # results under the wrong ids, every tool run: still the ids' hint
+    wrong_ids = grade(one_bug("results under the wrong call ids"), only=["call_ids"], seed=3)
+    assert "own id" in wrong_ids["call_ids"].hint, wrong_ids["call_ids"]

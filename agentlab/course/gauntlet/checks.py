@@ -830,8 +830,9 @@ def check_call_ids(run_agent, timeout: float, draw: Draws) -> Entry:
     if failure:
         return _failed_entry("call_ids", trial, failure, expect, model, hint)
     wrong = []
-    for call_id, value in [(f"call_0_{i}", v) for i, v in enumerate(values[:count])] + [
-            ("call_1_0", values[count])]:
+    calls = [(f"call_0_{i}", v) for i, v in enumerate(values[:count])] + [
+        ("call_1_0", values[count])]
+    for call_id, value in calls:
         sent = _answer_to(trial, call_id)
         others = [codes[v] for v in values if v != value]
         if sent is None or codes[value] not in sent or any(o in sent for o in others):
@@ -839,6 +840,15 @@ def check_call_ids(run_agent, timeout: float, draw: Draws) -> Entry:
     held = not wrong
     loop = (f"answered every call with its own result, {_returned(trial)}" if held
             else "; ".join(wrong[:2]) + f", {_returned(trial)}")
+    ran = {str(record.arguments.get(argument)) for record in trial.tool_calls}
+    never_ran = [v for call_id, v in calls
+                 if v not in ran and _answer_to(trial, call_id) is not None]
+    if wrong and never_ran:  # answered, never run: the loop refused it of its own accord
+        loop += f"; {tool.name} never ran for {', '.join(never_ran)}"
+        hint = (f"the loop answered a call without running it ({tool.name} for "
+                f"{never_ran[0]}, a new question): a check of its own refused it. A repeat guard "
+                "keyed on the tool's name alone refuses new questions: key it on the name and "
+                "the arguments, (name, arguments)")
     return _entry("call_ids", trial, held, expect, model, loop, hint)
 
 
