@@ -201,3 +201,13 @@ def test_thousands_of_earlier_calls_are_read_in_linear_time(result):
     for model in PERSONAS:
         check_message(respond(model, messages, TOOLS))
     assert time.perf_counter() - start < 5 * len(PERSONAS)  # about 0.2 s each here
+
+
+def test_sloppys_wrong_types_takes_arguments_that_are_no_json_object():
+    """hypothesis found test_respond_never_raises failing on arguments cut mid-number: the
+    sloppy persona's second mistake parsed them as a JSON object and raised."""
+    from agentlab.tutor.personas import wrong_types
+
+    assert json.loads(wrong_types('{"city": "Paris"}')) == {"city": ["Paris"]}
+    for arguments in ('[-2.460\n...[truncated: 9 of 16 characters cut]', "[1, 2]", "", "7"):
+        assert json.loads(wrong_types(arguments)) == [arguments]

@@ -209,8 +209,15 @@ def broken_json(arguments: str) -> str:
 
 
 def wrong_types(arguments: str) -> str:
-    """Example: '{"city": "Paris"}' -> '{"city": ["Paris"]}'  (every value put in a list)"""
-    return json.dumps({k: [v] for k, v in json.loads(arguments).items()})
+    """Example: '{"city": "Paris"}' -> '{"city": ["Paris"]}'  (every value put in a list);
+    arguments that are no JSON object at all (cut, or a list) go in a list whole."""
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        return json.dumps([arguments])
+    return json.dumps({k: [v] for k, v in parsed.items()})
 
 
 MISTAKES = [broken_json, wrong_types]
