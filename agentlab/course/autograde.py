@@ -13,7 +13,9 @@ verdict (`handin.capstone(run_agent, [...])` or `handin.exercise("check_x", f)`,
 cell's source, which nbgrader restores from the gradebook), the kernel is only asked for the
 answers it names, as bytes. After the kernel is gone, the teacher's process starts the grading
 process itself (agentlab.course.handin), reads its verdict, and writes the cell's output and
-score. What the kernel did can change which function is graded, never how it is graded.
+score. What the kernel did can change which function is graded, not how the capstone's loop is
+graded (it runs apart from its grader); an exercise answer runs beside its check, so a hand-in
+built to forge can forge its exercise points (handin.py, docs/INSTRUCTORS.md say so).
 
 All of a hand-in's code (its kernel, its loop, its exercise answers) runs in a sandbox
 (agentlab.course.sandbox) that holds nothing of the course: not your home, not the gradebook,
