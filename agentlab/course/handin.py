@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import pathlib
 import secrets
 import subprocess
 import sys
@@ -102,19 +101,13 @@ def _local_modules_by_value():
     made from, agentlab) go by name, as always."""
     import cloudpickle
 
-    installed = tuple(str(pathlib.Path(p).resolve()) for p in {
-        sys.prefix, sys.base_prefix, sys.exec_prefix,
-        pathlib.Path(__file__).resolve().parents[1]})
-    local = []
-    for module in list(sys.modules.values()):
-        where = getattr(module, "__file__", None)
-        if not where or getattr(module, "__name__", "__main__") == "__main__":
-            continue
-        where = str(pathlib.Path(where).resolve())
-        if not where.startswith(installed) and not any(
-                part in ("site-packages", "dist-packages") for part in pathlib.Path(where).parts):
-            local.append(module)
-    local = [m for m in local if m.__name__ not in cloudpickle.list_registry_pickle_by_value()]
+    from agentlab.course.gauntlet.carried import is_own_file
+
+    registered = cloudpickle.list_registry_pickle_by_value()
+    local = [module for module in list(sys.modules.values())
+             if getattr(module, "__file__", None)
+             and getattr(module, "__name__", "__main__") not in ("__main__", *registered)
+             and is_own_file(module.__file__)]
     for module in local:
         cloudpickle.register_pickle_by_value(module)
     try:

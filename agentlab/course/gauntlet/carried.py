@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import difflib
 import dis
+import functools
 import importlib.machinery
 import io
 import pathlib
 import pickle
+import site
 import sysconfig
 import types
 
@@ -306,11 +308,20 @@ def _own_file(name: str) -> pathlib.Path | None:
     if not spec.origin or not spec.origin.endswith(".py"):
         return None
     file = pathlib.Path(spec.origin).resolve()
-    return None if any(file.is_relative_to(p) for p in _installed()) else file
+    return file if is_own_file(file) else None
 
 
-def _installed() -> list[pathlib.Path]:
+def is_own_file(file) -> bool:
+    """A source file of the student's own: outside the Python installation, the installed
+    packages and agentlab (a .py beside the notebook, a module of one's own)."""
+    file = pathlib.Path(file).resolve()
+    return not any(file.is_relative_to(place) for place in _installed())
+
+
+@functools.cache
+def _installed() -> tuple[pathlib.Path, ...]:
     """Where Python's own modules, the installed packages and agentlab live."""
     paths = sysconfig.get_paths()
     places = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths]
-    return [pathlib.Path(p).resolve() for p in places] + [pathlib.Path(__file__).parents[2]]
+    places += site.getsitepackages()  # a system Python's dist-packages among them
+    return tuple(pathlib.Path(p).resolve() for p in places) + (pathlib.Path(__file__).parents[2],)
